@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0
+# clockdev: the user's interface.  Real work lives in scripts/.
+# Variables: CACHE (default ~/.cache/clockdev) holds the kernel tree, builds
+# and ccache; OUT (default ./out) holds the patches and test results.
+
+S := scripts
+export CACHE OUT
+
+.PHONY: help deps tree series kernels kernel-% initramfs-% check demo soak clean
+
+help:
+	@echo "clockdev targets:"
+	@echo "  make deps            install the Debian packages clockdev needs (root)"
+	@echo "  make tree            extract linux-source-6.12 outside the repo, tag 'base'"
+	@echo "  make series          build out/patches from series/ and checkpatch it"
+	@echo "  make kernels         build the patched, mainline and debug kernels"
+	@echo "  make kernel-KIND     build one kernel (patched|mainline|debug|rt|mainline-debug)"
+	@echo "  make check           build, check the series, run tests/ptp on patched and mainline"
+	@echo "  make demo            boot the patched kernel and show its clocks"
+	@echo "  make clean           remove out/ (the cache stays)"
+	@echo "  qemu/run --help      boot a kernel and run a command in it"
+
+deps:
+	@$(S)/deps.sh
+
+tree: deps
+	@$(S)/tree.sh
+
+series: tree
+	@$(S)/series.sh
+	@$(S)/check-series.sh
+
+kernels: kernel-patched kernel-mainline kernel-debug
+
+kernel-mainline kernel-mainline-debug: kernel-%: tree
+	@$(S)/build-kernel.sh $*
+	@$(S)/initramfs.sh $*
+
+kernel-patched kernel-debug kernel-rt: kernel-%: tree
+	@$(S)/series.sh
+	@$(S)/build-kernel.sh $*
+	@$(S)/initramfs.sh $*
+
+check: tree
+	@$(S)/check.sh
+
+demo: kernel-patched
+	@$(S)/demo.sh
+
+clean:
+	rm -rf out

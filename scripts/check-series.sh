@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# check-series.sh: TAP checks of out/patches: each patch passes
+# checkpatch --strict, and the series applies with git am to a pristine tree.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mapfile -t patches < "$OUT/patches/series"
+echo "TAP version 13"
+echo "1..$(( ${#patches[@]} + 1 ))"
+n=0 fail=0
+for p in "${patches[@]}"; do
+	n=$((n + 1))
+	if res=$(cd "$TREE" && perl scripts/checkpatch.pl --strict -q "$OUT/patches/$p" 2>&1); then
+		echo "ok $n - checkpatch --strict $p"
+	else
+		echo "not ok $n - checkpatch --strict $p"; fail=1
+		printf '%s\n' "$res" | sed 's/^/# /'
+	fi
+done
+n=$((n + 1))
+am=$CACHE/am-check
+rm -rf "$am"; git -C "$TREE" worktree prune
+git -C "$TREE" worktree add -q --detach "$am" base
+if (cd "$am" && git -c user.name=t -c user.email=t@t am -q "${patches[@]/#/$OUT/patches/}") 2>&1 | sed 's/^/# /'; \
+   [ "$(git -C "$am" rev-parse HEAD^{tree})" = "$(git -C "$TREE" rev-parse clockdev^{tree})" ]; then
+	echo "ok $n - series applies with git am to pristine base"
+else
+	echo "not ok $n - series applies with git am to pristine base"; fail=1
+fi
+git -C "$TREE" worktree remove --force "$am"
+exit $fail

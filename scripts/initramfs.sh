@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# initramfs.sh KIND: build $BUILD/KIND/initramfs.cpio.gz: busybox, linuxptp,
+# ethtool, ip, bash, the kernel's ptp and timers selftests built from the
+# same tree, and KIND's modules.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kind=${1:?usage: initramfs.sh KIND}
+obj=$BUILD/$kind
+[ -f "$obj/kernelrelease" ] || die "kernel $kind not built"
+case $kind in mainline*) src=$TREE ;; *) src=$CACHE/patched ;; esac
+need_cmd cpio cpio
+[ -x /bin/busybox ] || die "busybox missing: run 'make deps' (busybox-static)"
+for c in ptp4l phc2sys phc_ctl pmc ts2phc; do need_cmd "$c" linuxptp; done
+need_cmd ethtool ethtool
+
+# Selftests, built out of tree from the same source.
+st=$obj/selftests
+mkdir -p "$st"
+for t in ptp timers; do
+	make -s -C "$src/tools/testing/selftests/$t" OUTPUT="$st/$t" >/dev/null
+done
+
+root=$obj/initramfs
+rm -rf "$root"
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,usr/local/bin,proc,sys,dev,tmp,run,etc,clockdev,payload,var/run}
+cp /bin/busybox "$root/bin/"
+for a in $(/bin/busybox --list); do
+	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
+done
+copy_prog() { # copy_prog PATH: the program and its shared libraries
+	local p=$1 lib
+	mkdir -p "$root$(dirname "$p")"
+	cp -L "$p" "$root$p"
+	for lib in $(ldd "$p" 2>/dev/null | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -Ln "$lib" "$root$lib"
+	done
+}
+for c in ptp4l phc2sys phc_ctl pmc ts2phc ethtool; do copy_prog "$(command -v "$c")"; done
+copy_prog /usr/sbin/ip || copy_prog /sbin/ip
+copy_prog /bin/bash
+rm -f "$root/bin/ip" "$root/sbin/ip"
+ln -sf /usr/sbin/ip "$root/sbin/ip" 2>/dev/null || true
+mkdir -p "$root/usr/local/bin/selftests"
+cp -r "$st/ptp" "$st/timers" "$root/usr/local/bin/selftests/"
+cp "$src/tools/testing/selftests/ptp/phc.sh" "$root/usr/local/bin/selftests/ptp/"
+cp "$top/qemu/guest/init" "$root/init"
+chmod +x "$root/init"
+echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
+echo "root:x:0:" > "$root/etc/group"
+cp -a "$obj/modroot/lib" "$root/" 2>/dev/null || true
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 > "$obj/initramfs.cpio.gz.tmp"
+mv "$obj/initramfs.cpio.gz.tmp" "$obj/initramfs.cpio.gz"
+log "$obj/initramfs.cpio.gz ($(du -h "$obj/initramfs.cpio.gz" | cut -f1))"

@@ -1,0 +1,26 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Guest side of 'make check': runs every tests/ptp/t-*.sh in the guest.
+# Each prints lines "ok - NAME" or "not ok - NAME" (and "ok - NAME # SKIP why");
+# this script numbers them into one TAP stream.
+# usage: run.sh KIND   (KIND = mainline | patched | debug)
+export KIND=${1:?kind}
+export SELFTESTS=/usr/local/bin/selftests
+n=0
+echo "TAP version 13"
+for t in /payload/t-*.sh; do
+	sh "$t" 2>&1 | while IFS= read -r line; do
+		case $line in
+		"ok - "*|"not ok - "*) echo "$line" ;;
+		*) echo "# $line" ;;
+		esac
+	done
+done | while IFS= read -r line; do
+	case $line in
+	"ok - "*) n=$((n + 1)); echo "ok $n ${line#ok - }" ;;
+	"not ok - "*) n=$((n + 1)); echo "not ok $n ${line#not ok - }" ;;
+	*) echo "$line" ;;
+	esac
+	echo "$n" > /tmp/count
+done
+echo "1..$(cat /tmp/count)"
