@@ -50,6 +50,7 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 fi
 log "building $kind"
 kmake bzImage modules
+kmake headers_install >/dev/null
 rm -rf "$obj/modroot"
 kmake INSTALL_MOD_PATH="$obj/modroot" INSTALL_MOD_STRIP=1 modules_install >/dev/null
 kmake -s kernelrelease > "$obj/kernelrelease"

@@ -19,7 +19,9 @@ need_cmd ethtool ethtool
 st=$obj/selftests
 mkdir -p "$st"
 for t in ptp timers; do
-	make -s -C "$src/tools/testing/selftests/$t" OUTPUT="$st/$t" >/dev/null
+	mkdir -p "$st/$t"
+	make -s -C "$src/tools/testing/selftests/$t" OUTPUT="$st/$t" \
+		KHDR_INCLUDES="-isystem $obj/usr/include" >/dev/null
 done
 
 root=$obj/initramfs
@@ -41,6 +43,10 @@ copy_prog() { # copy_prog PATH: the program and its shared libraries
 for c in ptp4l phc2sys phc_ctl pmc ts2phc ethtool; do copy_prog "$(command -v "$c")"; done
 copy_prog /usr/sbin/ip || copy_prog /sbin/ip
 copy_prog /bin/bash
+# glibc loads libgcc_s at run time for pthread_cancel (posix_timers uses it).
+for lib in /lib/x86_64-linux-gnu/libgcc_s.so.1; do
+	mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"
+done
 rm -f "$root/bin/ip" "$root/sbin/ip"
 ln -sf /usr/sbin/ip "$root/sbin/ip" 2>/dev/null || true
 mkdir -p "$root/usr/local/bin/selftests"

@@ -9,4 +9,4 @@ $SELFTESTS/timers/posix_timers 2>&1 | while IFS= read -r l; do
 	esac
 done
 check "timers: nsleep-lat" $SELFTESTS/timers/nsleep-lat
-check "timers: inconsistency-check -t 10" $SELFTESTS/timers/inconsistency-check -t 10
+check "timers: inconsistency-check -t 5" $SELFTESTS/timers/inconsistency-check -t 5
