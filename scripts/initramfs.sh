@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # initramfs.sh KIND: build $BUILD/KIND/initramfs.cpio.gz: busybox, linuxptp,
 # ethtool, ip, bash, the kernel's ptp and timers selftests built from the
-# same tree, and KIND's modules.
+# same tree, our test programs (tests/ptp/src/*.c, in /usr/local/bin/clockdev)
+# and KIND's modules.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -22,6 +23,17 @@ for t in ptp timers; do
 	mkdir -p "$st/$t"
 	make -s -C "$src/tools/testing/selftests/$t" OUTPUT="$st/$t" \
 		KHDR_INCLUDES="-isystem $obj/usr/include" >/dev/null
+done
+
+# Our test programs: one static binary per tests/ptp/src/*.c, built against
+# this kernel's exported uapi headers.
+tb=$obj/clockdev-bin
+rm -rf "$tb"; mkdir -p "$tb"
+for c in "$top"/tests/ptp/src/*.c; do
+	[ -e "$c" ] || continue
+	gcc -O2 -Wall -static -pthread -isystem "$obj/usr/include" \
+		-o "$tb/$(basename "$c" .c)" "$c" ||
+		die "cannot build test program ${c#"$top"/}"
 done
 
 root=$obj/initramfs
@@ -52,6 +64,7 @@ ln -sf /usr/sbin/ip "$root/sbin/ip" 2>/dev/null || true
 mkdir -p "$root/usr/local/bin/selftests"
 cp -r "$st/ptp" "$st/timers" "$root/usr/local/bin/selftests/"
 cp "$src/tools/testing/selftests/ptp/phc.sh" "$root/usr/local/bin/selftests/ptp/"
+cp -r "$tb" "$root/usr/local/bin/clockdev"
 cp "$top/qemu/guest/init" "$root/init"
 chmod +x "$root/init"
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"

@@ -6,6 +6,8 @@
 # usage: run.sh KIND   (KIND = mainline | patched | debug)
 export KIND=${1:?kind}
 export SELFTESTS=/usr/local/bin/selftests
+# Our test programs (tests/ptp/src/*.c), built by scripts/initramfs.sh.
+export PATH=/usr/local/bin/clockdev:$PATH
 n=0
 echo "TAP version 13"
 for t in /payload/t-*.sh; do
