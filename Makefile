@@ -6,7 +6,7 @@
 S := scripts
 export CACHE OUT
 
-.PHONY: help deps tree series kernels kernel-% initramfs-% check demo soak clean
+.PHONY: help deps tree series kernels kernel-% initramfs-% check demo bench-read soak clean
 
 help:
 	@echo "clockdev targets:"
@@ -17,6 +17,7 @@ help:
 	@echo "  make kernel-KIND     build one kernel (patched|mainline|debug|rt|mainline-debug)"
 	@echo "  make check           build, check the series, run tests/ptp on patched and mainline"
 	@echo "  make demo            boot the patched kernel and show its clocks"
+	@echo "  make bench-read      clock_gettime cost on a PHC fd clock, mainline vs patched (TCG)"
 	@echo "  make clean           remove out/ (the cache stays)"
 	@echo "  qemu/run --help      boot a kernel and run a command in it"
 
@@ -46,6 +47,9 @@ check: tree
 
 demo: kernel-patched
 	@$(S)/demo.sh
+
+bench-read:
+	@$(S)/bench-read.sh
 
 clean:
 	rm -rf out
