@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Simulated PTP Hardware Clock
+ *
+ * Each instance is a device "ptp_sim<ID>" on the bus "ptp_sim" and the
+ * parent of one PTP clock.  Instances come and go at run time, in the style
+ * of netdevsim:
+ *
+ *	echo "ID [MAX_ADJ_PPB]" > /sys/bus/ptp_sim/new_device
+ *	echo "ID" > /sys/bus/ptp_sim/del_device
+ *
+ * The clock is a free-running counter derived from CLOCK_MONOTONIC_RAW:
+ *
+ *	time = dev_ref + (mono_now - mono_ref) * (1 + freq)
+ *
+ * Every frequency change re-bases (mono_ref, dev_ref) at the current time,
+ * so the clock never jumps and never runs backwards across an adjfine().
+ *
+ * Reads take no lock: the state is published through a seqcount whose
+ * writers hold a raw spinlock with interrupts off, so a clock read is valid
+ * in any context but NMI, hard interrupts included, unless the instance's
+ * "sleeping_reads" attribute makes every read sleep on purpose.
+ *
+ * debugfs "ptp_sim/ops" counts the driver operations called, and
+ * "ptp_sim/late_ops" the ones called on an instance after its
+ * ptp_clock_unregister() returned, which is a bug of the caller.  Such an
+ * instance is freed at once unless the module parameter defer_free is set;
+ * then it is kept until module unload, so a late operation is counted (and
+ * warned about) rather than left for KASAN to find.
+ */
+
+#include <linux/atomic.h>
+#include <linux/cleanup.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/device.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/ptp_clock_kernel.h>
+#include <linux/refcount.h>
+#include <linux/seqlock.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/sysfs.h>
+#include <linux/timekeeping.h>
+
+/*
+ * Default frequency range: 10,000,000 ppb = 1 %, which is what the kernel's
+ * selftest ptp/phc.sh dials in its "adjfreq" step.
+ */
+#define PTP_SIM_DEFAULT_MAX_ADJ_PPB	10000000
+/*
+ * Largest range accepted by new_device.  The core passes the frequency as a
+ * long in scaled ppm (ppm << 16); on 32-bit machines that holds at most
+ * 32,767,999 ppb.  Like ptp_mock, stay below that.
+ */
+#define PTP_SIM_MAX_ADJ_LIMIT_PPB	32000000
+/* "ptp_sim" plus up to 8 digits and a NUL fits in 16 bytes */
+#define PTP_SIM_ID_MAX			99999999
+/*
+ * With sleeping_reads set, a read sleeps this long: about as long as a
+ * register read over MDIO or I2C, long enough to be seen by a caller that
+ * should not sleep, short enough to keep phc2sys and the selftests usable.
+ */
+#define PTP_SIM_READ_SLEEP_MIN_US	20
+#define PTP_SIM_READ_SLEEP_MAX_US	50
+
+static bool defer_free;
+module_param(defer_free, bool, 0644);
+MODULE_PARM_DESC(defer_free,
+		 "keep destroyed instances until module unload and count operations on them as late_ops");
+
+/**
+ * struct ptp_sim - one simulated PHC
+ * @dev:	 the device "ptp_sim<ID>" on the ptp_sim bus, parent of @clock;
+ *		 the structure is freed (or deferred) in its release
+ * @info:	 the operations and capabilities handed to the PTP core
+ * @clock:	 the registered PTP clock
+ * @list:	 entry in ptp_sim_list while the instance exists, then in
+ *		 ptp_sim_deferred when defer_free kept it
+ * @lock:	 serialises writers of @seq and the clock state below
+ * @seq:	 lets readers sample the clock state without @lock
+ * @mono_ref:	 CLOCK_MONOTONIC_RAW at the last re-base, in ns
+ * @dev_ref:	 clock time at @mono_ref, in ns
+ * @scaled_ppm:	 frequency offset from nominal, in ppm with a 16-bit
+ *		 binary fraction
+ * @sleeping_reads: every read sleeps (sysfs attribute "sleeping_reads")
+ * @dead:	 ptp_clock_unregister() has returned; any operation is late
+ */
+struct ptp_sim {
+	struct device dev;
+	struct ptp_clock_info info;
+	struct ptp_clock *clock;
+	struct list_head list;
+
+	raw_spinlock_t lock;
+	seqcount_raw_spinlock_t seq;
+	u64 mono_ref;
+	s64 dev_ref;
+	long scaled_ppm;
+
+	bool sleeping_reads;
+	bool dead;
+};
+
+/* Protects ptp_sim_list and ptp_sim_exiting. */
+static DEFINE_MUTEX(ptp_sim_list_lock);
+static LIST_HEAD(ptp_sim_list);
+static bool ptp_sim_exiting;
+
+/* Protects ptp_sim_deferred; taken from device release, so a spinlock. */
+static DEFINE_SPINLOCK(ptp_sim_deferred_lock);
+static LIST_HEAD(ptp_sim_deferred);
+
+/* Instances not yet released, plus one for the module itself. */
+static refcount_t ptp_sim_devs = REFCOUNT_INIT(1);
+static DECLARE_COMPLETION(ptp_sim_devs_released);
+
+static struct dentry *ptp_sim_debugfs;
+static atomic_t ptp_sim_ops;
+static atomic_t ptp_sim_late_ops;
+
+static struct ptp_sim *dev_to_ptp_sim(struct device *dev)
+{
+	return container_of(dev, struct ptp_sim, dev);
+}
+
+/**
+ * ptp_sim_op() - account for one driver operation
+ * @info: the clock the PTP core called us for
+ *
+ * Every operation starts here.  An operation on an instance whose clock
+ * has been unregistered is counted in late_ops and refused.
+ *
+ * Return: the instance, or NULL if the operation came too late.
+ */
+static struct ptp_sim *ptp_sim_op(struct ptp_clock_info *info)
+{
+	struct ptp_sim *sim = container_of(info, struct ptp_sim, info);
+
+	atomic_inc(&ptp_sim_ops);
+	if (unlikely(READ_ONCE(sim->dead))) {
+		atomic_inc(&ptp_sim_late_ops);
+		WARN_ONCE(1, "ptp_sim: %s: operation after ptp_clock_unregister()\n",
+			  info->name);
+		return NULL;
+	}
+	return sim;
+}
+
+/*
+ * Clock time at @mono, from the state last published by a writer.  A
+ * @mono older than the reference (impossible for a sample taken inside the
+ * read section) counts as no time elapsed.  adjust_by_scaled_ppm() keeps
+ * the product in 128 bits, so no periodic re-base is needed to avoid an
+ * overflow.
+ */
+static s64 ptp_sim_ns_at(const struct ptp_sim *sim, u64 mono)
+{
+	u64 elapsed = mono > sim->mono_ref ? mono - sim->mono_ref : 0;
+
+	return sim->dev_ref + adjust_by_scaled_ppm(elapsed, sim->scaled_ppm);
+}
+
+/**
+ * ptp_sim_read() - read the clock
+ * @sim:  the instance
+ * @snap: if not NULL, receives the system time the reading corresponds to
+ *
+ * The base is CLOCK_MONOTONIC_RAW, read with ktime_get_raw_ns() (or
+ * ktime_get_snapshot() for a cross timestamp).  Both are lock-free seqcount
+ * reads of the timekeeper, valid in hard interrupt context.  The raw clock
+ * is not steered by adjtimex(), so the simulated clock behaves as its own
+ * oscillator: phc2sys steering the system clock from it does not feed
+ * back into it.  ktime_get() would be as safe but follows NTP;
+ * ktime_get_mono_fast_ns() is NMI-safe but follows NTP too and may be seen
+ * to go backwards across a timekeeper update; NMI safety would buy nothing
+ * here since @sim->seq is not NMI-safe either.
+ *
+ * The base is sampled inside the read section, so a reader that sees the
+ * state of a writer also sees a base at least as late as the writer's.
+ *
+ * Context: any but NMI.  Takes no lock.
+ * Return: the clock time in ns.
+ */
+static s64 ptp_sim_read(struct ptp_sim *sim, struct system_time_snapshot *snap)
+{
+	unsigned int seq;
+	u64 mono;
+	s64 ns;
+
+	do {
+		seq = read_seqcount_begin(&sim->seq);
+		if (snap) {
+			ktime_get_snapshot(snap);
+			mono = ktime_to_ns(snap->raw);
+		} else {
+			mono = ktime_get_raw_ns();
+		}
+		ns = ptp_sim_ns_at(sim, mono);
+	} while (read_seqcount_retry(&sim->seq, seq));
+
+	return ns;
+}
+
+/*
+ * Move the reference point to now, keeping the clock time continuous, so
+ * that a new frequency or offset applies from this instant on.
+ */
+static void ptp_sim_rebase(struct ptp_sim *sim)
+{
+	u64 mono;
+
+	lockdep_assert_held(&sim->lock);
+
+	mono = ktime_get_raw_ns();
+	sim->dev_ref = ptp_sim_ns_at(sim, mono);
+	sim->mono_ref = mono;
+}
+
+/* A read of a clock behind a slow bus: might_sleep() and sleep. */
+static void ptp_sim_read_delay(struct ptp_sim *sim)
+{
+	if (!READ_ONCE(sim->sleeping_reads))
+		return;
+
+	might_sleep();
+	usleep_range(PTP_SIM_READ_SLEEP_MIN_US, PTP_SIM_READ_SLEEP_MAX_US);
+}
+
+static int ptp_sim_adjfine(struct ptp_clock_info *info, long scaled_ppm)
+{
+	struct ptp_sim *sim = ptp_sim_op(info);
+
+	if (!sim)
+		return -ENODEV;
+
+	guard(raw_spinlock_irqsave)(&sim->lock);
+	write_seqcount_begin(&sim->seq);
+	ptp_sim_rebase(sim);
+	sim->scaled_ppm = scaled_ppm;
+	write_seqcount_end(&sim->seq);
+
+	return 0;
+}
+
+static int ptp_sim_adjtime(struct ptp_clock_info *info, s64 delta)
+{
+	struct ptp_sim *sim = ptp_sim_op(info);
+
+	if (!sim)
+		return -ENODEV;
+
+	guard(raw_spinlock_irqsave)(&sim->lock);
+	write_seqcount_begin(&sim->seq);
+	ptp_sim_rebase(sim);
+	sim->dev_ref += delta;
+	write_seqcount_end(&sim->seq);
+
+	return 0;
+}
+
+static int ptp_sim_settime64(struct ptp_clock_info *info,
+			     const struct timespec64 *ts)
+{
+	struct ptp_sim *sim = ptp_sim_op(info);
+
+	if (!sim)
+		return -ENODEV;
+
+	guard(raw_spinlock_irqsave)(&sim->lock);
+	write_seqcount_begin(&sim->seq);
+	sim->mono_ref = ktime_get_raw_ns();
+	sim->dev_ref = timespec64_to_ns(ts);
+	write_seqcount_end(&sim->seq);
+
+	return 0;
+}
+
+static int ptp_sim_gettimex64(struct ptp_clock_info *info,
+			      struct timespec64 *ts,
+			      struct ptp_system_timestamp *sts)
+{
+	struct ptp_sim *sim = ptp_sim_op(info);
+	s64 ns;
+
+	if (!sim)
+		return -ENODEV;
+
+	ptp_sim_read_delay(sim);
+	ptp_read_system_prets(sts);
+	ns = ptp_sim_read(sim, NULL);
+	ptp_read_system_postts(sts);
+	*ts = ns_to_timespec64(ns);
+
+	return 0;
+}
+
+/*
+ * The clock is a function of CLOCK_MONOTONIC_RAW, so the cross timestamp
+ * is exact: the device time is computed from the raw time of the snapshot.
+ */
+static int ptp_sim_getcrosststamp(struct ptp_clock_info *info,
+				  struct system_device_crosststamp *cts)
+{
+	struct ptp_sim *sim = ptp_sim_op(info);
+	struct system_time_snapshot snap;
+	s64 ns;
+
+	if (!sim)
+		return -ENODEV;
+
+	ptp_sim_read_delay(sim);
+	ns = ptp_sim_read(sim, &snap);
+	cts->device = ns_to_ktime(ns);
+	cts->sys_realtime = snap.real;
+	cts->sys_monoraw = snap.raw;
+
+	return 0;
+}
+
+static const struct ptp_clock_info ptp_sim_info = {
+	.owner		= THIS_MODULE,
+	.adjfine	= ptp_sim_adjfine,
+	.adjtime	= ptp_sim_adjtime,
+	.settime64	= ptp_sim_settime64,
+	.gettimex64	= ptp_sim_gettimex64,
+	.getcrosststamp	= ptp_sim_getcrosststamp,
+};
+
+static ssize_t sleeping_reads_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(dev_to_ptp_sim(dev)->sleeping_reads));
+}
+
+static ssize_t sleeping_reads_store(struct device *dev,
+				    struct device_attribute *attr,
+				    const char *buf, size_t count)
+{
+	bool val;
+	int err;
+
+	err = kstrtobool(buf, &val);
+	if (err)
+		return err;
+
+	WRITE_ONCE(dev_to_ptp_sim(dev)->sleeping_reads, val);
+
+	return count;
+}
+static DEVICE_ATTR_RW(sleeping_reads);
+
+static struct attribute *ptp_sim_dev_attrs[] = {
+	&dev_attr_sleeping_reads.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(ptp_sim_dev);
+
+/*
+ * Last reference to an instance gone: free it, or with defer_free keep a
+ * destroyed one so that late operations on it hit valid memory.
+ */
+static void ptp_sim_dev_release(struct device *dev)
+{
+	struct ptp_sim *sim = dev_to_ptp_sim(dev);
+
+	if (READ_ONCE(defer_free) && sim->dead) {
+		spin_lock(&ptp_sim_deferred_lock);
+		list_add_tail(&sim->list, &ptp_sim_deferred);
+		spin_unlock(&ptp_sim_deferred_lock);
+	} else {
+		kfree(sim);
+	}
+
+	if (refcount_dec_and_test(&ptp_sim_devs))
+		complete(&ptp_sim_devs_released);
+}
+
+static const struct device_type ptp_sim_dev_type = {
+	.groups		= ptp_sim_dev_groups,
+	.release	= ptp_sim_dev_release,
+};
+
+static const struct bus_type ptp_sim_bus;
+
+/**
+ * ptp_sim_create() - create an instance and register its clock
+ * @id:      instance number, unique on the bus
+ * @max_adj: frequency range of the clock, in ppb
+ *
+ * Context: process context, ptp_sim_list_lock held.
+ * Return: the new instance, or an ERR_PTR().
+ */
+static struct ptp_sim *ptp_sim_create(unsigned int id, s32 max_adj)
+{
+	struct ptp_sim *sim;
+	int err;
+
+	lockdep_assert_held(&ptp_sim_list_lock);
+
+	sim = kzalloc(sizeof(*sim), GFP_KERNEL);
+	if (!sim)
+		return ERR_PTR(-ENOMEM);
+
+	raw_spin_lock_init(&sim->lock);
+	seqcount_raw_spinlock_init(&sim->seq, &sim->lock);
+	sim->mono_ref = ktime_get_raw_ns();
+
+	sim->info = ptp_sim_info;
+	sim->info.max_adj = max_adj;
+	snprintf(sim->info.name, sizeof(sim->info.name), "ptp_sim%u", id);
+
+	/* From here on the device owns @sim: its release frees it. */
+	refcount_inc(&ptp_sim_devs);
+	sim->dev.bus = &ptp_sim_bus;
+	sim->dev.type = &ptp_sim_dev_type;
+	sim->dev.id = id;
+	device_initialize(&sim->dev);
+	err = device_add(&sim->dev);
+	if (err)
+		goto out_put_dev;
+
+	sim->clock = ptp_clock_register(&sim->info, &sim->dev);
+	if (IS_ERR(sim->clock)) {
+		err = PTR_ERR(sim->clock);
+		goto out_del_dev;
+	}
+
+	return sim;
+
+out_del_dev:
+	device_del(&sim->dev);
+out_put_dev:
+	put_device(&sim->dev);
+	return ERR_PTR(err);
+}
+
+/**
+ * ptp_sim_destroy() - unregister an instance's clock and delete it
+ * @sim: the instance
+ *
+ * Open files of the clock stay valid: the PTP core keeps its ptp_clock
+ * until the last close, and calls no operation once
+ * ptp_clock_unregister() has returned.
+ *
+ * Context: process context, ptp_sim_list_lock held.
+ */
+static void ptp_sim_destroy(struct ptp_sim *sim)
+{
+	lockdep_assert_held(&ptp_sim_list_lock);
+
+	list_del(&sim->list);
+	ptp_clock_unregister(sim->clock);
+	WRITE_ONCE(sim->dead, true);
+	device_unregister(&sim->dev);
+}
+
+static struct ptp_sim *ptp_sim_find(unsigned int id)
+{
+	struct ptp_sim *sim;
+
+	lockdep_assert_held(&ptp_sim_list_lock);
+
+	list_for_each_entry(sim, &ptp_sim_list, list)
+		if (sim->dev.id == id)
+			return sim;
+
+	return NULL;
+}
+
+static ssize_t new_device_store(const struct bus_type *bus, const char *buf,
+				size_t count)
+{
+	unsigned int id, max_adj = PTP_SIM_DEFAULT_MAX_ADJ_PPB;
+	struct ptp_sim *sim;
+
+	if (sscanf(buf, "%u %u", &id, &max_adj) < 1 ||
+	    id > PTP_SIM_ID_MAX || max_adj > PTP_SIM_MAX_ADJ_LIMIT_PPB) {
+		pr_err("ptp_sim: new_device takes \"ID [MAX_ADJ_PPB]\", ID <= %u, MAX_ADJ_PPB <= %u\n",
+		       PTP_SIM_ID_MAX, PTP_SIM_MAX_ADJ_LIMIT_PPB);
+		return -EINVAL;
+	}
+
+	guard(mutex)(&ptp_sim_list_lock);
+	if (ptp_sim_exiting)
+		return -EBUSY;
+	if (ptp_sim_find(id))
+		return -EEXIST;
+
+	sim = ptp_sim_create(id, max_adj);
+	if (IS_ERR(sim))
+		return PTR_ERR(sim);
+	list_add_tail(&sim->list, &ptp_sim_list);
+
+	return count;
+}
+static BUS_ATTR_WO(new_device);
+
+static ssize_t del_device_store(const struct bus_type *bus, const char *buf,
+				size_t count)
+{
+	struct ptp_sim *sim;
+	unsigned int id;
+	int err;
+
+	err = kstrtouint(buf, 10, &id);
+	if (err) {
+		pr_err("ptp_sim: del_device takes \"ID\"\n");
+		return err;
+	}
+
+	guard(mutex)(&ptp_sim_list_lock);
+	if (ptp_sim_exiting)
+		return -EBUSY;
+	sim = ptp_sim_find(id);
+	if (!sim)
+		return -ENOENT;
+	ptp_sim_destroy(sim);
+
+	return count;
+}
+static BUS_ATTR_WO(del_device);
+
+static struct attribute *ptp_sim_bus_attrs[] = {
+	&bus_attr_new_device.attr,
+	&bus_attr_del_device.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(ptp_sim_bus);
+
+static const struct bus_type ptp_sim_bus = {
+	.name		= "ptp_sim",
+	.dev_name	= "ptp_sim",
+	.bus_groups	= ptp_sim_bus_groups,
+};
+
+static int __init ptp_sim_init(void)
+{
+	int err;
+
+	err = bus_register(&ptp_sim_bus);
+	if (err)
+		return err;
+
+	ptp_sim_debugfs = debugfs_create_dir("ptp_sim", NULL);
+	debugfs_create_atomic_t("ops", 0444, ptp_sim_debugfs, &ptp_sim_ops);
+	debugfs_create_atomic_t("late_ops", 0444, ptp_sim_debugfs,
+				&ptp_sim_late_ops);
+
+	return 0;
+}
+
+static void __exit ptp_sim_exit(void)
+{
+	struct ptp_sim *sim, *tmp;
+
+	scoped_guard(mutex, &ptp_sim_list_lock) {
+		ptp_sim_exiting = true;
+		list_for_each_entry_safe(sim, tmp, &ptp_sim_list, list)
+			ptp_sim_destroy(sim);
+	}
+
+	if (!refcount_dec_and_test(&ptp_sim_devs))
+		wait_for_completion(&ptp_sim_devs_released);
+
+	/* All releases have run: nobody else touches the deferred list. */
+	list_for_each_entry_safe(sim, tmp, &ptp_sim_deferred, list)
+		kfree(sim);
+
+	bus_unregister(&ptp_sim_bus);
+	debugfs_remove(ptp_sim_debugfs);
+}
+
+module_init(ptp_sim_init);
+module_exit(ptp_sim_exit);
+
+MODULE_DESCRIPTION("Simulated PTP Hardware Clock");
+MODULE_LICENSE("GPL");
