@@ -4,5 +4,5 @@
 check() {
 	name=$1; shift
 	if out=$("$@" 2>&1); then echo "ok - $name"; else echo "not ok - $name"; fi
-	printf '%s\n' "$out" | sed 's/^/  /'
+	[ -z "$out" ] || printf '%s\n' "$out" | sed 's/^/  /'
 }

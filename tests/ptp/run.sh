@@ -1,16 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Guest side of 'make check': runs every tests/ptp/t-*.sh in the guest.
+# Guest side of 'make check': runs every tests/ptp/t-*.sh in the guest, or
+# only the TEST scripts given.
 # Each prints lines "ok - NAME" or "not ok - NAME" (and "ok - NAME # SKIP why");
 # this script numbers them into one TAP stream.
-# usage: run.sh KIND   (KIND = mainline | patched | debug)
+# usage: run.sh KIND [TEST...]   (KIND = mainline | patched | debug)
 export KIND=${1:?kind}
+shift
+[ $# -gt 0 ] || set -- /payload/t-*.sh
 export SELFTESTS=/usr/local/bin/selftests
 # Our test programs (tests/ptp/src/*.c), built by scripts/initramfs.sh.
 export PATH=/usr/local/bin/clockdev:$PATH
 n=0
+echo 0 > /tmp/count
 echo "TAP version 13"
-for t in /payload/t-*.sh; do
+for t in "$@"; do
 	sh "$t" 2>&1 | while IFS= read -r line; do
 		case $line in
 		"ok - "*|"not ok - "*) echo "$line" ;;

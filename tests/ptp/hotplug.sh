@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0
+# PCIe hot-unplug of the e1000e NIC nic0 while its PHC is open and in use.
+# Run by scripts/hotplug.sh, which boots the guest with a QMP socket (not one
+# of the t-*.sh: it needs the host to unplug the device).
+#
+# Three readers hold the clock open: phc_ctl reading the time through the fd
+# clockid in a loop, phc_ctl asking PTP_CLOCK_GETCAPS in a loop, and dd
+# reading one struct ptp_extts_event (32 bytes), which blocks as no event
+# comes.  Once all three have the clock, the line "<<<clockdev-ready nic0>>>"
+# asks the host to send QMP device_del nic0.
+# Then every reader must get ENODEV on the descriptor it holds, and the
+# class device, the device node and the PCI function must go away.
+. /payload/lib.sh
+period=0.1	# pace of the reader loops
+loops=900	# the loops end by themselves after ~90 s if no unplug comes
+gone_timeout=20	# seconds for the PHC to vanish once its readers saw ENODEV
+
+tmp=$(mktemp -d)
+pids=
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# ptp_of_device SYSFS_DEVICE: print the ptpN whose parent is that device.
+ptp_of_device() {
+	for c in /sys/class/ptp/ptp*; do
+		if [ "$(readlink -f "$c/device")" = "$1" ]; then
+			echo "${c##*/}"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# start_reader NAME CMD...: run CMD in the background, its output in
+# $tmp/NAME.log; return once CMD printed its first line (it has the clock
+# open and used it once), fail if it printed nothing within 30 s.
+start_reader() {
+	name=$1
+	shift
+	mkfifo "$tmp/$name.fifo"
+	"$@" > "$tmp/$name.fifo" 2>&1 &
+	pids="$pids $!"
+	exec 3< "$tmp/$name.fifo"
+	if ! IFS= read -t 30 -r first <&3; then
+		exec 3<&-
+		echo "$name: no output within 30 s"
+		return 1
+	fi
+	printf '%s\n' "$first" > "$tmp/$name.log"
+	cat <&3 >> "$tmp/$name.log" &
+	exec 3<&-
+	printf '%s\n' "$first" | grep -qv 'failed\|rror'
+}
+
+# vanishes PATH: wait up to $gone_timeout s for PATH to disappear.
+vanishes() {
+	i=0
+	while [ -e "$1" ]; do
+		[ $i -lt $((gone_timeout * 10)) ] || return 1
+		i=$((i + 1))
+		sleep 0.1
+	done
+}
+
+# show NAME: the first and the last lines of a reader's log.
+show() {
+	sed -n '1p;$p' "$tmp/$1.log" | sed "s/^/$1: /"
+}
+
+pci=$(readlink -f /sys/bus/pci/drivers/e1000e/0000:* 2>/dev/null | head -n 1)
+if [ -z "$pci" ] || ! ptp=$(ptp_of_device "$pci"); then
+	echo "not ok - hotplug: nic0 is an e1000e with a PHC"
+	exit 0
+fi
+dev=/dev/$ptp
+echo "nic0: PCI $pci, PHC $dev"
+
+gets='' caps=''
+for i in $(seq $loops); do
+	gets="$gets get wait $period"
+	caps="$caps caps wait $period"
+done
+# shellcheck disable=SC2086,SC2016 # lists split on purpose; $1 is sh -c's
+if start_reader get phc_ctl -q "$dev" $gets &&
+   start_reader caps phc_ctl -q "$dev" $caps &&
+   start_reader read sh -c 'exec < "$1" && echo "open $1" &&
+	timeout 60 dd bs=32 count=1 of=/dev/null; echo "dd status $?"' sh "$dev"; then
+	echo "ok - hotplug: three readers hold $dev open and use it"
+else
+	echo "not ok - hotplug: three readers hold $dev open and use it"
+	exit 0
+fi
+
+echo "<<<clockdev-ready nic0>>>"
+
+# The readers end by themselves: the phc_ctl loops at their first failed
+# command, dd when its read() returns.
+wait
+show get
+show caps
+sed 's/^/read: /' "$tmp/read.log"
+check "hotplug: clock_gettime() on the fd clockid of the removed clock fails with ENODEV" \
+	grep -q 'get: failed to get clock time: No such device' "$tmp/get.log"
+check "hotplug: PTP_CLOCK_GETCAPS on the removed clock fails with ENODEV" \
+	grep -q 'get capabilities failed: No such device' "$tmp/caps.log"
+check "hotplug: read() on the removed clock fails with ENODEV" \
+	sh -c "grep -q 'No such device' $tmp/read.log && grep -qx 'dd status 1' $tmp/read.log"
+check "hotplug: /sys/class/ptp/$ptp is removed" vanishes "/sys/class/ptp/$ptp"
+check "hotplug: $dev is removed" vanishes "$dev"
+check "hotplug: the e1000e PCI function is removed" vanishes "$pci"
