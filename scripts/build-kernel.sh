@@ -10,9 +10,9 @@ kind=${1:?usage: build-kernel.sh mainline|patched|debug|rt|mainline-debug}
 case $kind in
 mainline)       src=$TREE;          frags=(base) ;;
 mainline-debug) src=$TREE;          frags=(base debug) ;;
-patched)        src=$CACHE/patched; frags=(base) ;;
-debug)          src=$CACHE/patched; frags=(base debug) ;;
-rt)             src=$CACHE/patched; frags=(base rt) ;;
+patched)        src=$CACHE/patched; frags=(base clockdev) ;;
+debug)          src=$CACHE/patched; frags=(base clockdev debug) ;;
+rt)             src=$CACHE/patched; frags=(base clockdev rt) ;;
 *) die "unknown kernel '$kind'" ;;
 esac
 [ -f "$src/Makefile" ] || die "no source tree at $src: run 'make tree' (and 'make series' for $kind)"

@@ -23,16 +23,46 @@ git -C "$work" checkout -q --detach base
 git -C "$work" reset -q --hard base
 git -C "$work" clean -qfdx
 
+steps=()
 while read -r step; do
 	case $step in ''|'#'*) continue ;; esac
+	steps+=("$step")
+done < "$top/series/series"
+
+# file_as_added STEP FILE DEST: put FILE into DEST as STEP adds it: the
+# repository holds its final content, so undo the diffs of later steps
+# that change it, last first.
+file_as_added() {
+	local step=$1 f=$2 dest=$3 i later=() tmp
+	for ((i = ${#steps[@]} - 1; i >= 0; i--)); do
+		[ "${steps[i]}" = "$step" ] && break
+		if [ -f "$top/series/${steps[i]}/diff" ] &&
+		   grep -qxF "diff --git a/$f b/$f" "$top/series/${steps[i]}/diff"; then
+			later+=("${steps[i]}")
+		fi
+	done
+	mkdir -p "$dest/$(dirname "$f")"
+	cp "$top/$f" "$dest/$f"
+	[ ${#later[@]} -gt 0 ] || return 0
+	tmp=$(mktemp -d)
+	mkdir -p "$tmp/$(dirname "$f")"
+	cp "$top/$f" "$tmp/$f"
+	for i in "${later[@]}"; do
+		(cd "$tmp" && git apply -R --include="$f" "$top/series/$i/diff") ||
+			die "series/$i/diff does not reverse-apply to $f"
+	done
+	cp "$tmp/$f" "$dest/$f"
+	rm -rf "$tmp"
+}
+
+for step in "${steps[@]}"; do
 	dir=$top/series/$step
 	[ -f "$dir/message" ] || die "series/$step/message missing"
 	if [ -f "$dir/files" ]; then
 		while read -r f; do
 			case $f in ''|'#'*) continue ;; esac
 			[ -f "$top/$f" ] || die "series/$step/files: $f not in the repository"
-			mkdir -p "$work/$(dirname "$f")"
-			cp "$top/$f" "$work/$f"
+			file_as_added "$step" "$f" "$work"
 			git -C "$work" add -f "$f"
 		done < "$dir/files"
 	fi
@@ -41,14 +71,15 @@ while read -r step; do
 	fi
 	git -C "$work" "${ident[@]}" commit -q -F "$dir/message" ||
 		die "series/$step: nothing to commit"
-done < "$top/series/series"
+done
 
 head=$(git -C "$work" rev-parse HEAD)
 git -C "$TREE" update-ref refs/heads/clockdev "$head"
 
 rm -rf "$OUT/patches"
 mkdir -p "$OUT/patches"
-git -C "$work" format-patch -q --no-signature -o "$OUT/patches" base..clockdev
+# MAINTAINERS first: checkpatch then knows that new files are listed.
+git -C "$work" format-patch -q --no-signature -O"$top/series/orderfile" -o "$OUT/patches" base..clockdev
 (cd "$OUT/patches" && ls -1 ./*.patch | sed 's|^\./||') > "$OUT/patches/series"
 log "$(wc -l < "$OUT/patches/series") patches in $OUT/patches"
 

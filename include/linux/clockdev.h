@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * clockdev.h - dynamic clock devices
+ *
+ * A dynamic clock is a clock offered by a driver (a PTP hardware clock, an
+ * RTC, ...) that user space opens as a character device and then uses as a
+ * POSIX clock through the clockid made from the file descriptor,
+ * FD_TO_CLOCKID(fd).
+ */
+#ifndef _LINUX_CLOCKDEV_H_
+#define _LINUX_CLOCKDEV_H_
+
+#include <linux/cdev.h>
+#include <linux/clockdev_timer.h>
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/poll.h>
+#include <linux/srcu.h>
+#include <linux/time64.h>
+#include <linux/timex.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+struct clock_device;
+struct clock_device_context;
+
+/**
+ * struct clock_device_operations - what a clock driver offers
+ *
+ * @owner:         Module providing these operations.  An open file of the
+ *                 clock pins it, so @release may still be called after the
+ *                 clock was unregistered.
+ * @clock_getres:  Read the clock's resolution.
+ * @clock_gettime: Read the clock.
+ * @clock_settime: Set the clock.  The timespec has been validated with
+ *                 timespec64_valid_strict().
+ * @clock_adjtime: Adjust the clock, or report its state when tx->modes == 0.
+ * @open:          Optional: a file of the clock is being opened.
+ * @release:       Optional: the last reference to a file was dropped.  Called
+ *                 even when the clock has been unregistered meanwhile: it
+ *                 may free what @open allocated but must not touch hardware.
+ * @read:          Optional character device read; -EINVAL when missing.
+ * @poll:          Optional character device poll; 0 when missing.
+ * @ioctl:         Optional character device ioctl (also used for compat
+ *                 ioctls); -ENOTTY when missing.
+ *
+ * Every operation except @release is called inside the clock's read-side
+ * section (see struct clock_device): never after clock_device_unregister()
+ * has returned.  Operations may sleep.  A clock operation that is missing
+ * makes the system call fail with -EOPNOTSUPP.
+ */
+struct clock_device_operations {
+	struct module *owner;
+
+	int (*clock_getres)(struct clock_device *cd, struct timespec64 *ts);
+	int (*clock_gettime)(struct clock_device *cd, struct timespec64 *ts);
+	int (*clock_settime)(struct clock_device *cd,
+			     const struct timespec64 *ts);
+	int (*clock_adjtime)(struct clock_device *cd, struct __kernel_timex *tx);
+
+	int (*open)(struct clock_device_context *ctx, fmode_t f_mode);
+	int (*release)(struct clock_device_context *ctx);
+	ssize_t (*read)(struct clock_device_context *ctx, uint flags,
+			char __user *buf, size_t cnt);
+	__poll_t (*poll)(struct clock_device_context *ctx, struct file *fp,
+			 poll_table *wait);
+	long (*ioctl)(struct clock_device_context *ctx, unsigned int cmd,
+		      unsigned long arg);
+};
+
+#define CLOCKDEV_EXPIRY_LOG	64
+
+/**
+ * struct clockdev_expiry - one expiry decision, for tests (debugfs)
+ * @expires: The timer's expiry, device time (ns).
+ * @decided: The device time read when the core decided it had expired.
+ */
+struct clockdev_expiry {
+	u64 expires;
+	u64 decided;
+};
+
+/**
+ * struct clockdev_timer_base - the timers of one clock
+ *
+ * @lock:        Protects everything below except @expiry_lock; irq-safe.
+ * @queue:       Armed timers, by expiry in device time.
+ * @unanchored:  Relative timers waiting for the next read of the clock.
+ * @hrtimer:     CLOCK_BOOTTIME timer: when to read the clock next.
+ * @work:        Reads the clock and expires timers, in process context.
+ * @expiry_lock: Held while expiry callbacks run.
+ * @running:     The timer whose callback runs.
+ * @ref_dev:     Device time of the last read (ns) ...
+ * @ref_boot:    ... and the boot time it was read at.
+ * @rate:        Device ns per boot ns, 32.32 fixed point, from two reads.
+ * @backoff:     Delay between reads of a clock that does not advance.
+ * @ref_valid:   @ref_dev and @ref_boot hold a read.
+ * @stalled:     The clock did not advance between the last two reads.
+ * @stepped:     The clock was stepped since the last read.
+ * @shutdown:    The clock is gone: nothing can be armed any more.
+ * @log:         The last CLOCKDEV_EXPIRY_LOG expiry decisions ...
+ * @log_next:    ... and where the next one goes.
+ * @reads:       Reads of the clock by the worker (debugfs).
+ */
+struct clockdev_timer_base {
+	spinlock_t lock;		/* see above */
+	struct timerqueue_head queue;
+	struct list_head unanchored;
+	struct hrtimer hrtimer;
+	struct work_struct work;
+	spinlock_t expiry_lock;	/* held while callbacks run */
+	struct clockdev_timer *running;
+	u64 ref_dev;
+	ktime_t ref_boot;
+	u64 rate;
+	u64 backoff;
+	bool ref_valid;
+	bool stalled;
+	bool stepped;
+	bool shutdown;
+	struct clockdev_expiry log[CLOCKDEV_EXPIRY_LOG];
+	unsigned int log_next;
+	u64 reads;
+};
+
+/**
+ * struct clock_device - a dynamic clock
+ *
+ * @dev:     The clock's device.  Its reference count is the clock's
+ *           lifetime: every open file holds a reference, and the memory
+ *           around the clock is freed only by @release, called from the
+ *           device's release once the last reference is gone.  The driver
+ *           fills in the device's class, parent, groups, name and, if it
+ *           manages its own region, devt, between clock_device_init() and
+ *           clock_device_register().
+ * @cdev:    The character device.  Its owner is @ops->owner.
+ * @ops:     The driver's operations.
+ * @release: Frees the object the clock is embedded in.
+ * @srcu:    Read-side protection of @dead: every operation runs inside
+ *           an SRCU read section of this clock only, so readers of one
+ *           clock never serialise each other or wait for another clock.
+ * @dead:    Set once by clock_device_unregister(), read under @srcu.
+ * @wait:    Woken by clock_device_unregister() after @dead is set, so that
+ *           anyone sleeping on it notices the removal.  The core's poll
+ *           waits here too; drivers may use it for their own events.
+ * @id:      Minor number in the clockdev region when the core chose devt.
+ * @serial:  Number naming the clock while it is registered; never reused
+ *           soon (cyclic), so a restarted sleep finds the same clock.
+ * @timers:  The clock's timers.
+ * @deferred_puts: References to drop from @put_work.
+ * @put_work: Drops references that were released in atomic context.
+ * @debugfs: The clock's directory under debugfs clockdev/.
+ *
+ * A driver embeds a struct clock_device in its own object and finds it
+ * back with container_of().  After clock_device_unregister() returns the
+ * clock is a zombie: every system call and file operation on it fails
+ * with -ENODEV (poll reports EPOLLERR | EPOLLHUP), and no driver operation
+ * other than @ops->release runs again.
+ */
+struct clock_device {
+	struct device dev;
+	struct cdev cdev;
+	const struct clock_device_operations *ops;
+	void (*release)(struct clock_device *cd);
+	struct srcu_struct srcu;
+	bool dead;
+	wait_queue_head_t wait;
+	int id;
+	u32 serial;
+	struct clockdev_timer_base timers;
+	atomic_t deferred_puts;
+	struct work_struct put_work;
+	struct dentry *debugfs;
+};
+
+/**
+ * struct clock_device_context - one open file of a clock
+ *
+ * @cd:           The clock.  The file holds a reference to it.
+ * @fp:           The file; its f_mode tells the access mode.
+ * @private_data: For the driver, set in its open method.
+ */
+struct clock_device_context {
+	struct clock_device *cd;
+	struct file *fp;
+	void *private_data;
+};
+
+#if IS_ENABLED(CONFIG_CLOCKDEV)
+
+int clock_device_init(struct clock_device *cd,
+		      const struct clock_device_operations *ops,
+		      void (*release)(struct clock_device *cd));
+int clock_device_register(struct clock_device *cd);
+void clock_device_unregister(struct clock_device *cd);
+void clock_device_time_changed(struct clock_device *cd);
+
+/**
+ * clock_device_alive() - whether a clock is still registered
+ * @cd: The clock.
+ *
+ * For wait conditions of drivers sleeping inside an operation: a sleeper
+ * must stop waiting once this returns false, or unregister will wait for it.
+ *
+ * Return: false once clock_device_unregister() has started.
+ */
+static inline bool clock_device_alive(struct clock_device *cd)
+{
+	return !READ_ONCE(cd->dead);
+}
+
+#endif /* CONFIG_CLOCKDEV */
+
+#endif /* _LINUX_CLOCKDEV_H_ */

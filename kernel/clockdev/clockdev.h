@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Internal interfaces of the dynamic clock device core.
+ */
+#ifndef _KERNEL_CLOCKDEV_CLOCKDEV_H
+#define _KERNEL_CLOCKDEV_CLOCKDEV_H
+
+#include <linux/clockdev.h>
+
+int clockdev_enter(struct clock_device *cd, int *idx);
+void clockdev_exit(struct clock_device *cd, int idx);
+struct clock_device *clockdev_from_file(struct file *fp);
+struct clock_device *clockdev_get_by_serial(u32 serial);
+
+void clockdev_timers_init(struct clock_device *cd);
+void clockdev_timers_shutdown(struct clock_device *cd);
+
+#endif /* _KERNEL_CLOCKDEV_CLOCKDEV_H */

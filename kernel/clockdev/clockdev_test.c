@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * KUnit tests for the dynamic clock device core.
+ *
+ * The tests register clocks of their own, open their device nodes through
+ * devtmpfs (so run them as a module, once /dev is mounted) and check
+ * lifetime, lookup and the zombie state after unregister.
+ */
+#include <kunit/test.h>
+#include <kunit/visibility.h>
+#include <linux/clockdev.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/kthread.h>
+#include <linux/slab.h>
+
+#include "clockdev.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+/**
+ * struct test_clock - a clock whose operations count their calls
+ * @cd:        The clock.
+ * @ops:       Calls of any operation but release.
+ * @opens:     Calls of open.
+ * @releases:  Calls of release.
+ * @open_err:  What open returns.
+ * @entered:   Completed when read starts waiting for the clock to go.
+ * @in_read:   Set while read runs.
+ * @freed:     Where to report that the clock's memory was freed.
+ */
+struct test_clock {
+	struct clock_device cd;
+	atomic_t ops;
+	atomic_t opens;
+	atomic_t releases;
+	int open_err;
+	struct completion entered;
+	atomic_t in_read;
+	bool *freed;
+};
+
+static struct test_clock *to_test_clock(struct clock_device *cd)
+{
+	return container_of(cd, struct test_clock, cd);
+}
+
+static int test_gettime(struct clock_device *cd, struct timespec64 *ts)
+{
+	atomic_inc(&to_test_clock(cd)->ops);
+	*ts = (struct timespec64){ .tv_sec = 42 };
+	return 0;
+}
+
+static int test_open(struct clock_device_context *ctx, fmode_t mode)
+{
+	struct test_clock *tc = to_test_clock(ctx->cd);
+
+	atomic_inc(&tc->ops);
+	atomic_inc(&tc->opens);
+	return tc->open_err;
+}
+
+static int test_release(struct clock_device_context *ctx)
+{
+	atomic_inc(&to_test_clock(ctx->cd)->releases);
+	return 0;
+}
+
+/*
+ * Blocks until the clock is unregistered, then lingers a little.  Never
+ * touches @buf: the tests call it through f_op->read with no buffer
+ * (kernel_read() needs read_iter, which clock devices do not have).
+ */
+static ssize_t test_read(struct clock_device_context *ctx, uint flags,
+			 char __user *buf, size_t cnt)
+{
+	struct test_clock *tc = to_test_clock(ctx->cd);
+
+	atomic_inc(&tc->ops);
+	atomic_set(&tc->in_read, 1);
+	complete(&tc->entered);
+	wait_event(ctx->cd->wait, !clock_device_alive(ctx->cd));
+	/* Unregister must wait for this, not only wake it. */
+	msleep(20);
+	atomic_set(&tc->in_read, 0);
+	return -ENODEV;
+}
+
+static long test_ioctl(struct clock_device_context *ctx, unsigned int cmd,
+		       unsigned long arg)
+{
+	atomic_inc(&to_test_clock(ctx->cd)->ops);
+	return 0;
+}
+
+static __poll_t test_poll(struct clock_device_context *ctx, struct file *fp,
+			  poll_table *wait)
+{
+	atomic_inc(&to_test_clock(ctx->cd)->ops);
+	return EPOLLIN;
+}
+
+static const struct clock_device_operations test_clock_ops = {
+	.owner		= THIS_MODULE,
+	.clock_gettime	= test_gettime,
+	.open		= test_open,
+	.release	= test_release,
+	.read		= test_read,
+	.ioctl		= test_ioctl,
+	.poll		= test_poll,
+};
+
+static void test_clock_free(struct clock_device *cd)
+{
+	struct test_clock *tc = to_test_clock(cd);
+
+	if (tc->freed)
+		*tc->freed = true;
+	kfree(tc);
+}
+
+static atomic_t test_clock_ids = ATOMIC_INIT(0);
+
+/* Registers a test clock; *path receives its device node. */
+static struct test_clock *test_clock_create(struct kunit *test, bool *freed,
+					    char *path, size_t len)
+{
+	struct test_clock *tc;
+	int id = atomic_inc_return(&test_clock_ids);
+
+	tc = kzalloc(sizeof(*tc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tc);
+	init_completion(&tc->entered);
+	tc->freed = freed;
+	*freed = false;
+	KUNIT_ASSERT_EQ(test, clock_device_init(&tc->cd, &test_clock_ops,
+						test_clock_free), 0);
+	dev_set_name(&tc->cd.dev, "clockdev-kunit%d", id);
+	snprintf(path, len, "/dev/clockdev-kunit%d", id);
+	if (clock_device_register(&tc->cd)) {
+		put_device(&tc->cd.dev);
+		KUNIT_FAIL_AND_ABORT(test, "clock_device_register failed");
+	}
+
+	return tc;
+}
+
+static struct file *test_open_node(struct kunit *test, const char *path)
+{
+	struct file *fp = filp_open(path, O_RDWR, 0);
+
+	if (IS_ERR(fp))
+		kunit_skip(test, "cannot open %s (%ld): is devtmpfs mounted?",
+			   path, PTR_ERR(fp));
+	return fp;
+}
+
+static void clockdev_test_register_lookup(struct kunit *test)
+{
+	struct test_clock *tc;
+	struct file *fp, *null;
+	char path[40];
+	bool freed;
+
+	tc = test_clock_create(test, &freed, path, sizeof(path));
+	fp = test_open_node(test, path);
+
+	KUNIT_EXPECT_PTR_EQ(test, clockdev_from_file(fp), &tc->cd);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tc->opens), 1);
+
+	null = filp_open("/dev/null", O_RDONLY, 0);
+	if (!IS_ERR(null)) {
+		KUNIT_EXPECT_NULL(test, clockdev_from_file(null));
+		__fput_sync(null);
+	}
+
+	clock_device_unregister(&tc->cd);
+	KUNIT_EXPECT_FALSE(test, freed);	/* the open file pins it */
+	__fput_sync(fp);
+	KUNIT_EXPECT_TRUE(test, freed);
+}
+
+static void clockdev_test_zombie(struct kunit *test)
+{
+	struct test_clock *tc;
+	struct file *fp;
+	char path[40], buf[8];
+	loff_t pos = 0;
+	bool freed;
+	int ops, idx;
+
+	tc = test_clock_create(test, &freed, path, sizeof(path));
+	fp = test_open_node(test, path);
+
+	KUNIT_ASSERT_EQ(test, clockdev_enter(&tc->cd, &idx), 0);
+	clockdev_exit(&tc->cd, idx);
+	KUNIT_EXPECT_EQ(test, vfs_poll(fp, NULL), EPOLLIN);
+
+	clock_device_unregister(&tc->cd);
+	ops = atomic_read(&tc->ops);
+
+	KUNIT_EXPECT_EQ(test, clockdev_enter(&tc->cd, &idx), -ENODEV);
+	KUNIT_EXPECT_EQ(test, fp->f_op->read(fp, NULL, sizeof(buf), &pos),
+			(ssize_t)-ENODEV);
+	KUNIT_EXPECT_EQ(test, fp->f_op->unlocked_ioctl(fp, 0, 0), -ENODEV);
+	KUNIT_EXPECT_EQ(test, vfs_poll(fp, NULL), EPOLLERR | EPOLLHUP);
+	/* No driver operation ran after unregister returned. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&tc->ops), ops);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tc->releases), 0);
+
+	__fput_sync(fp);
+	KUNIT_EXPECT_TRUE(test, freed);
+}
+
+static void clockdev_test_refcount(struct kunit *test)
+{
+	const int n = 100;
+	struct test_clock *tc;
+	unsigned int refs;
+	struct file *fp;
+	char path[40];
+	bool freed;
+	int i;
+
+	tc = test_clock_create(test, &freed, path, sizeof(path));
+	refs = kref_read(&tc->cd.dev.kobj.kref);
+	for (i = 0; i < n; i++) {
+		fp = test_open_node(test, path);
+		__fput_sync(fp);
+	}
+	KUNIT_EXPECT_EQ(test, kref_read(&tc->cd.dev.kobj.kref), refs);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tc->opens), n);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tc->releases), n);
+
+	/* A failing driver open takes no reference either. */
+	tc->open_err = -EBUSY;
+	fp = filp_open(path, O_RDWR, 0);
+	KUNIT_EXPECT_PTR_EQ(test, fp, ERR_PTR(-EBUSY));
+	if (!IS_ERR(fp))
+		__fput_sync(fp);
+	KUNIT_EXPECT_EQ(test, kref_read(&tc->cd.dev.kobj.kref), refs);
+
+	clock_device_unregister(&tc->cd);
+	KUNIT_EXPECT_TRUE(test, freed);
+}
+
+struct blocked_reader {
+	struct file *fp;
+	struct completion done;
+	ssize_t ret;
+};
+
+static int blocked_reader_fn(void *data)
+{
+	struct blocked_reader *r = data;
+	loff_t pos = 0;
+	char buf[8];
+
+	/* The test driver's read does not touch the buffer. */
+	r->ret = r->fp->f_op->read(r->fp, NULL, sizeof(buf), &pos);
+	complete(&r->done);
+	return 0;
+}
+
+static void clockdev_test_unregister_waits(struct kunit *test)
+{
+	struct blocked_reader r = { };
+	struct task_struct *task;
+	struct test_clock *tc;
+	char path[40];
+	bool freed;
+
+	tc = test_clock_create(test, &freed, path, sizeof(path));
+	r.fp = test_open_node(test, path);
+	init_completion(&r.done);
+
+	task = kthread_run(blocked_reader_fn, &r, "clockdev-kunit-rd");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	wait_for_completion(&tc->entered);
+
+	/* Wakes the reader and returns only once it has left the driver. */
+	clock_device_unregister(&tc->cd);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tc->in_read), 0);
+
+	wait_for_completion(&r.done);
+	KUNIT_EXPECT_EQ(test, r.ret, (ssize_t)-ENODEV);
+	__fput_sync(r.fp);
+	KUNIT_EXPECT_TRUE(test, freed);
+}
+
+static struct kunit_case clockdev_test_cases[] = {
+	KUNIT_CASE(clockdev_test_register_lookup),
+	KUNIT_CASE(clockdev_test_zombie),
+	KUNIT_CASE(clockdev_test_refcount),
+	KUNIT_CASE(clockdev_test_unregister_waits),
+	{}
+};
+
+static struct kunit_suite clockdev_test_suite = {
+	.name = "clockdev",
+	.test_cases = clockdev_test_cases,
+};
+
+kunit_test_suite(clockdev_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for dynamic clock devices");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Dynamic clock devices: registration, lifetime and file operations.
+ *
+ * Lifetime.  A clock lives as long as its embedded struct device has
+ * references: the driver's (dropped by clock_device_unregister()), one per
+ * open file, and one per user of a clockid (for the length of the call).
+ *
+ * Removal.  clock_device_unregister() removes the character device, marks
+ * the clock dead, wakes everyone sleeping on the clock's wait queue and then
+ * waits for an SRCU grace period of this clock alone.  Every operation runs
+ * inside an SRCU read section that starts by checking that the clock is
+ * alive, so once unregister returns no driver operation runs or will run,
+ * except the release of files that are still open.
+ */
+#include <kunit/visibility.h>
+#include <linux/clockdev.h>
+#include <linux/debugfs.h>
+#include <linux/export.h>
+#include <linux/file.h>
+#include <linux/idr.h>
+#include <linux/init.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "clockdev.h"
+
+#define CLOCKDEV_MINORS		(MINORMASK + 1)
+
+static dev_t clockdev_devt;
+static DEFINE_IDA(clockdev_ida);
+/* Registered clocks by serial number, for restarted sleeps. */
+static DEFINE_XARRAY_ALLOC1(clockdev_clocks);
+static u32 clockdev_next_serial;
+static struct dentry *clockdev_debugfs_root;
+
+/**
+ * clockdev_enter() - start an operation on a clock
+ * @cd:  The clock.
+ * @idx: Where to keep the SRCU read-side index for clockdev_exit().
+ *
+ * Return: 0 inside the clock's read section, or -ENODEV (and no section)
+ * when the clock has been unregistered.
+ */
+int clockdev_enter(struct clock_device *cd, int *idx)
+{
+	*idx = srcu_read_lock(&cd->srcu);
+	if (likely(!READ_ONCE(cd->dead)))
+		return 0;
+	srcu_read_unlock(&cd->srcu, *idx);
+	return -ENODEV;
+}
+EXPORT_SYMBOL_IF_KUNIT(clockdev_enter);
+
+/**
+ * clockdev_exit() - end an operation started by clockdev_enter()
+ * @cd:  The clock.
+ * @idx: The index clockdev_enter() returned.
+ */
+void clockdev_exit(struct clock_device *cd, int idx)
+{
+	srcu_read_unlock(&cd->srcu, idx);
+}
+EXPORT_SYMBOL_IF_KUNIT(clockdev_exit);
+
+static struct clock_device_context *file_context(struct file *fp)
+{
+	return fp->private_data;
+}
+
+static ssize_t clockdev_read(struct file *fp, char __user *buf,
+			     size_t count, loff_t *ppos)
+{
+	struct clock_device_context *ctx = file_context(fp);
+	struct clock_device *cd = ctx->cd;
+	ssize_t ret = -EINVAL;
+	int idx;
+
+	if (clockdev_enter(cd, &idx))
+		return -ENODEV;
+	if (cd->ops->read)
+		ret = cd->ops->read(ctx, fp->f_flags, buf, count);
+	clockdev_exit(cd, idx);
+
+	return ret;
+}
+
+static __poll_t clockdev_poll(struct file *fp, poll_table *wait)
+{
+	struct clock_device_context *ctx = file_context(fp);
+	struct clock_device *cd = ctx->cd;
+	__poll_t mask = 0;
+	int idx;
+
+	/* Unregister wakes this queue: a poller then sees the clock gone. */
+	poll_wait(fp, &cd->wait, wait);
+	if (clockdev_enter(cd, &idx))
+		return EPOLLERR | EPOLLHUP;
+	if (cd->ops->poll)
+		mask = cd->ops->poll(ctx, fp, wait);
+	clockdev_exit(cd, idx);
+
+	return mask;
+}
+
+static long clockdev_ioctl(struct file *fp, unsigned int cmd,
+			   unsigned long arg)
+{
+	struct clock_device_context *ctx = file_context(fp);
+	struct clock_device *cd = ctx->cd;
+	long ret = -ENOTTY;
+	int idx;
+
+	if (clockdev_enter(cd, &idx))
+		return -ENODEV;
+	if (cd->ops->ioctl)
+		ret = cd->ops->ioctl(ctx, cmd, arg);
+	clockdev_exit(cd, idx);
+
+	return ret;
+}
+
+static int clockdev_open(struct inode *inode, struct file *fp)
+{
+	struct clock_device *cd =
+		container_of(inode->i_cdev, struct clock_device, cdev);
+	struct clock_device_context *ctx;
+	int err, idx;
+
+	err = clockdev_enter(cd, &idx);
+	if (err)
+		return err;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx) {
+		err = -ENOMEM;
+		goto out_exit;
+	}
+	ctx->cd = cd;
+	ctx->fp = fp;
+	if (cd->ops->open) {
+		err = cd->ops->open(ctx, fp->f_mode);
+		if (err)
+			goto out_free_ctx;
+	}
+	get_device(&cd->dev);
+	fp->private_data = ctx;
+	clockdev_exit(cd, idx);
+
+	return 0;
+
+out_free_ctx:
+	kfree(ctx);
+out_exit:
+	clockdev_exit(cd, idx);
+	return err;
+}
+
+static int clockdev_release(struct inode *inode, struct file *fp)
+{
+	struct clock_device_context *ctx = file_context(fp);
+	struct clock_device *cd = ctx->cd;
+	int err = 0;
+
+	if (cd->ops->release)
+		err = cd->ops->release(ctx);
+	fp->private_data = NULL;
+	kfree(ctx);
+	put_device(&cd->dev);
+
+	return err;
+}
+
+static const struct file_operations clockdev_fops = {
+	.owner		= THIS_MODULE,
+	.read		= clockdev_read,
+	.poll		= clockdev_poll,
+	.unlocked_ioctl	= clockdev_ioctl,
+	.compat_ioctl	= clockdev_ioctl,
+	.open		= clockdev_open,
+	.release	= clockdev_release,
+};
+
+/**
+ * clockdev_from_file() - the clock behind a file, if it is a clock's file
+ * @fp: Any file.
+ *
+ * Return: the clock, or NULL when @fp is not an open clock device.  The
+ * clock stays allocated as long as the caller holds @fp.
+ */
+struct clock_device *clockdev_from_file(struct file *fp)
+{
+	struct clock_device_context *ctx;
+
+	if (fp->f_op != &clockdev_fops)
+		return NULL;
+	ctx = file_context(fp);
+
+	return ctx ? ctx->cd : NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(clockdev_from_file);
+
+/**
+ * clockdev_get_by_serial() - find a registered clock by serial number
+ * @serial: The clock's serial number.
+ *
+ * Return: the clock with a reference the caller drops with put_device(),
+ * or NULL when no clock with this number is registered.
+ */
+struct clock_device *clockdev_get_by_serial(u32 serial)
+{
+	struct clock_device *cd;
+
+	xa_lock(&clockdev_clocks);
+	cd = xa_load(&clockdev_clocks, serial);
+	if (cd)
+		get_device(&cd->dev);
+	xa_unlock(&clockdev_clocks);
+
+	return cd;
+}
+
+static void clockdev_put_work(struct work_struct *work)
+{
+	struct clock_device *cd =
+		container_of(work, struct clock_device, put_work);
+	int n = atomic_xchg(&cd->deferred_puts, 0);
+
+	/* The last put may free @cd, this work included: touch nothing after. */
+	while (n--)
+		put_device(&cd->dev);
+}
+
+/**
+ * clockdev_put_deferred() - drop a clock reference from any context
+ * @cd: The clock.
+ *
+ * The last reference frees the clock, which may sleep: from atomic
+ * context (timer_delete() holds a spinlock with interrupts off), hand the
+ * put to a work item.
+ */
+void clockdev_put_deferred(struct clock_device *cd)
+{
+	atomic_inc(&cd->deferred_puts);
+	schedule_work(&cd->put_work);
+}
+
+static int clockdev_expiries_show(struct seq_file *s, void *unused)
+{
+	struct clock_device *cd = s->private;
+	struct clockdev_timer_base *base = &cd->timers;
+	struct clockdev_expiry log[CLOCKDEV_EXPIRY_LOG];
+	unsigned int i, next;
+
+	spin_lock_irq(&base->lock);
+	memcpy(log, base->log, sizeof(log));
+	next = base->log_next;
+	spin_unlock_irq(&base->lock);
+
+	/* Oldest first: "expiry decided late_ns", all device time. */
+	for (i = next > CLOCKDEV_EXPIRY_LOG ? next - CLOCKDEV_EXPIRY_LOG : 0;
+	     i < next; i++) {
+		struct clockdev_expiry *e = &log[i % CLOCKDEV_EXPIRY_LOG];
+
+		seq_printf(s, "%llu %llu %lld\n", e->expires, e->decided,
+			   (s64)(e->decided - e->expires));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(clockdev_expiries);
+
+static void clockdev_dev_release(struct device *dev)
+{
+	struct clock_device *cd = container_of(dev, struct clock_device, dev);
+
+	cleanup_srcu_struct(&cd->srcu);
+	if (cd->id >= 0)
+		ida_free(&clockdev_ida, cd->id);
+	cd->release(cd);
+}
+
+/**
+ * clock_device_init() - prepare a clock for registration
+ * @cd:      The clock, embedded in the driver's zeroed object.
+ * @ops:     The driver's operations; must outlive the clock.
+ * @release: Called to free the driver's object once the last reference
+ *           to the clock is gone.
+ *
+ * After this succeeds, the object is freed only through @release: drop the
+ * clock with put_device(&cd->dev) if it is not registered after all.
+ *
+ * Return: 0, or a negative error (then nothing needs undoing).
+ */
+int clock_device_init(struct clock_device *cd,
+		      const struct clock_device_operations *ops,
+		      void (*release)(struct clock_device *cd))
+{
+	int err;
+
+	if (WARN_ON_ONCE(!ops || !release))
+		return -EINVAL;
+
+	err = init_srcu_struct(&cd->srcu);
+	if (err)
+		return err;
+
+	cd->ops = ops;
+	cd->release = release;
+	cd->id = -1;
+	init_waitqueue_head(&cd->wait);
+	INIT_WORK(&cd->put_work, clockdev_put_work);
+	clockdev_timers_init(cd);
+	device_initialize(&cd->dev);
+	cd->dev.release = clockdev_dev_release;
+
+	return 0;
+}
+EXPORT_SYMBOL_GPL(clock_device_init);
+
+/**
+ * clock_device_register() - make a clock visible to user space
+ * @cd: A clock set up by clock_device_init(), with its device's name set.
+ *
+ * Creates the character device.  When the driver has not chosen dev.devt,
+ * a minor of the "clockdev" region is used.  Everything a reader of the
+ * clock can reach must be set up before this call: from the moment the
+ * device appears it may be opened.
+ *
+ * Return: 0, or a negative error; on error the caller still owns its
+ * reference and drops it with put_device().
+ */
+int clock_device_register(struct clock_device *cd)
+{
+	int err;
+
+	if (!cd->dev.devt) {
+		err = ida_alloc_max(&clockdev_ida, CLOCKDEV_MINORS - 1,
+				    GFP_KERNEL);
+		if (err < 0)
+			return err;
+		cd->id = err;
+		cd->dev.devt = MKDEV(MAJOR(clockdev_devt), cd->id);
+	}
+
+	err = xa_alloc_cyclic(&clockdev_clocks, &cd->serial, cd, xa_limit_31b,
+			      &clockdev_next_serial, GFP_KERNEL);
+	if (err < 0)
+		return err;
+
+	cdev_init(&cd->cdev, &clockdev_fops);
+	cd->cdev.owner = cd->ops->owner;
+	err = cdev_device_add(&cd->cdev, &cd->dev);
+	if (err) {
+		dev_err(&cd->dev, "unable to add clock device %d:%d: %d\n",
+			MAJOR(cd->dev.devt), MINOR(cd->dev.devt), err);
+		xa_erase(&clockdev_clocks, cd->serial);
+		return err;
+	}
+	cd->debugfs = debugfs_create_dir(dev_name(&cd->dev),
+					 clockdev_debugfs_root);
+	debugfs_create_file("expiries", 0444, cd->debugfs, cd,
+			    &clockdev_expiries_fops);
+	debugfs_create_u64("timer_reads", 0444, cd->debugfs, &cd->timers.reads);
+
+	return 0;
+}
+EXPORT_SYMBOL_GPL(clock_device_register);
+
+/**
+ * clock_device_unregister() - remove a clock
+ * @cd: A registered clock.
+ *
+ * Removes the device node, marks the clock dead, wakes everything sleeping
+ * on @cd->wait, disarms the clock's timers (their owners learn that the
+ * clock is gone: sleepers wake with -ENODEV), and waits until operations
+ * already running on this clock have returned.  Afterwards no driver operation runs again except
+ * @ops->release for files still open, so the driver may release its
+ * hardware.  Drops the driver's reference: the driver's object may be
+ * freed (through the release passed to clock_device_init()) before this
+ * returns, or later when the last file is closed.
+ *
+ * Context: process context; sleeps.
+ */
+void clock_device_unregister(struct clock_device *cd)
+{
+	might_sleep();
+
+	cdev_device_del(&cd->cdev, &cd->dev);
+	xa_erase(&clockdev_clocks, cd->serial);
+	debugfs_remove(cd->debugfs);
+
+	WRITE_ONCE(cd->dead, true);
+	wake_up_all(&cd->wait);
+	clockdev_timers_shutdown(cd);
+	synchronize_srcu(&cd->srcu);
+
+	put_device(&cd->dev);
+}
+EXPORT_SYMBOL_GPL(clock_device_unregister);
+
+static int __init clockdev_init(void)
+{
+	int err;
+
+	err = alloc_chrdev_region(&clockdev_devt, 0, CLOCKDEV_MINORS,
+				  "clockdev");
+	if (err) {
+		pr_err("clockdev: failed to allocate device region: %d\n", err);
+		return err;
+	}
+	clockdev_debugfs_root = debugfs_create_dir("clockdev", NULL);
+
+	return 0;
+}
+subsys_initcall(clockdev_init);

@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Dynamic clock devices as POSIX clocks: the k_clock behind the clockids
+ * made from file descriptors, FD_TO_CLOCKID(fd) = ((~fd) << 3) | CLOCKFD.
+ *
+ * Results, in order of precedence:
+ *  - invalid timespec (clock_settime)			-EINVAL
+ *  - fd not open, or not a clock device		-EINVAL
+ *  - clock unregistered				-ENODEV
+ *  - write access needed (clock_settime, clock_adjtime
+ *    with modes != 0) and fd opened read-only		-EACCES
+ *  - operation not offered by the driver		-EOPNOTSUPP
+ *  - otherwise the driver's result.
+ */
+#include <linux/clockdev.h>
+#include <linux/file.h>
+#include <linux/math64.h>
+#include <linux/sched/signal.h>
+#include <linux/posix-timers.h>
+
+#include "../time/posix-timers.h"
+#include "clockdev.h"
+
+/**
+ * struct clockdev_call - a clock in use through a clockid
+ * @fp:  The file the clockid names; held for the call.
+ * @cd:  Its clock.
+ * @idx: SRCU read-side index: the call runs inside the clock's section.
+ */
+struct clockdev_call {
+	struct file *fp;
+	struct clock_device *cd;
+	int idx;
+};
+
+static int clockdev_call_begin(const clockid_t id, struct clockdev_call *call)
+{
+	int err;
+
+	call->fp = fget(clockid_to_fd(id));
+	if (!call->fp)
+		return -EINVAL;
+
+	call->cd = clockdev_from_file(call->fp);
+	if (!call->cd) {
+		err = -EINVAL;
+		goto out_put_file;
+	}
+
+	err = clockdev_enter(call->cd, &call->idx);
+	if (err)
+		goto out_put_file;
+
+	return 0;
+
+out_put_file:
+	fput(call->fp);
+	return err;
+}
+
+static void clockdev_call_end(struct clockdev_call *call)
+{
+	clockdev_exit(call->cd, call->idx);
+	fput(call->fp);
+}
+
+static bool clockdev_call_writable(struct clockdev_call *call)
+{
+	return call->fp->f_mode & FMODE_WRITE;
+}
+
+/**
+ * clockdev_get_by_clockid() - the clock a clockid names, for timers
+ * @id: A clockid made from a file descriptor.
+ *
+ * Return: the clock, with a reference dropped by clockdev_put() (or
+ * clockdev_put_deferred() in atomic context); ERR_PTR(-EINVAL) when @id
+ * does not name an open clock device, -ENODEV when the clock was removed,
+ * -EOPNOTSUPP when it cannot be read.
+ */
+struct clock_device *clockdev_get_by_clockid(const clockid_t id)
+{
+	struct clockdev_call call;
+	struct clock_device *cd;
+	int err;
+
+	err = clockdev_call_begin(id, &call);
+	if (err)
+		return ERR_PTR(err);
+	cd = call.cd;
+	if (cd->ops->clock_gettime)
+		get_device(&cd->dev);
+	else
+		cd = ERR_PTR(-EOPNOTSUPP);
+	clockdev_call_end(&call);
+
+	return cd;
+}
+
+/**
+ * clockdev_put() - drop a reference taken by clockdev_get_by_clockid()
+ * @cd: The clock.
+ *
+ * Context: process context; may free the clock.
+ */
+void clockdev_put(struct clock_device *cd)
+{
+	put_device(&cd->dev);
+}
+
+/**
+ * clockdev_gone() - whether a clock has been removed
+ * @cd: The clock.
+ *
+ * Return: true once clock_device_unregister() has started.
+ */
+bool clockdev_gone(struct clock_device *cd)
+{
+	return !clock_device_alive(cd);
+}
+
+static int clockdev_clock_getres(const clockid_t id, struct timespec64 *ts)
+{
+	struct clockdev_call call;
+	int err;
+
+	err = clockdev_call_begin(id, &call);
+	if (err)
+		return err;
+
+	if (call.cd->ops->clock_getres)
+		err = call.cd->ops->clock_getres(call.cd, ts);
+	else
+		err = -EOPNOTSUPP;
+
+	clockdev_call_end(&call);
+
+	return err;
+}
+
+static int clockdev_clock_gettime(const clockid_t id, struct timespec64 *ts)
+{
+	struct clockdev_call call;
+	int err;
+
+	err = clockdev_call_begin(id, &call);
+	if (err)
+		return err;
+
+	if (call.cd->ops->clock_gettime)
+		err = call.cd->ops->clock_gettime(call.cd, ts);
+	else
+		err = -EOPNOTSUPP;
+
+	clockdev_call_end(&call);
+
+	return err;
+}
+
+static int clockdev_clock_settime(const clockid_t id,
+				  const struct timespec64 *ts)
+{
+	struct clockdev_call call;
+	int err;
+
+	if (!timespec64_valid_strict(ts))
+		return -EINVAL;
+
+	err = clockdev_call_begin(id, &call);
+	if (err)
+		return err;
+
+	if (!clockdev_call_writable(&call))
+		err = -EACCES;
+	else if (call.cd->ops->clock_settime)
+		err = call.cd->ops->clock_settime(call.cd, ts);
+	else
+		err = -EOPNOTSUPP;
+	/* Armed timers follow the step. */
+	if (!err)
+		clock_device_time_changed(call.cd);
+
+	clockdev_call_end(&call);
+
+	return err;
+}
+
+static int clockdev_clock_adjtime(const clockid_t id,
+				  struct __kernel_timex *tx)
+{
+	struct clockdev_call call;
+	int err;
+
+	err = clockdev_call_begin(id, &call);
+	if (err)
+		return err;
+
+	/* Reading the state (modes == 0) needs no write access. */
+	if (tx->modes && !clockdev_call_writable(&call))
+		err = -EACCES;
+	else if (call.cd->ops->clock_adjtime)
+		err = call.cd->ops->clock_adjtime(call.cd, tx);
+	else
+		err = -EOPNOTSUPP;
+	/* A step moves armed timers; a new frequency needs a new rate. */
+	if (!err && tx->modes)
+		clock_device_time_changed(call.cd);
+
+	clockdev_call_end(&call);
+
+	return err;
+}
+
+/*
+ * POSIX timers.  A timer holds a reference to its clock, not to the file
+ * the clockid named: closing the file leaves the timer working.  The
+ * reference is dropped from a work item, since timer_delete() runs with
+ * interrupts disabled and the last reference may free the clock.
+ */
+static struct k_itimer *cd_to_itimer(struct clockdev_timer *t)
+{
+	return container_of(t, struct k_itimer, it.cd.timer);
+}
+
+/* Move @timr's expiry past @now by whole intervals; returns the count. */
+static s64 clockdev_itimer_forward(struct k_itimer *timr, u64 now)
+{
+	struct clockdev_timer *t = &timr->it.cd.timer;
+	u64 iv = ktime_to_ns(timr->it_interval);
+	u64 n;
+
+	if (!iv || t->node.expires > now)
+		return 0;
+	n = div64_u64(now - t->node.expires, iv) + 1;
+	t->node.expires += n * iv;
+
+	return n;
+}
+
+static void clockdev_itimer_fn(struct clockdev_timer *t, u64 now,
+			       enum clockdev_timer_event ev)
+{
+	struct k_itimer *timr = cd_to_itimer(t);
+	unsigned long flags;
+
+	if (ev != CLOCKDEV_TIMER_EXPIRED)
+		return;
+
+	spin_lock_irqsave(&timr->it_lock, flags);
+	if (posix_timer_queue_signal(timr) && timr->it_interval) {
+		/* Ignored signal: re-arm here, the signal path will not. */
+		timr->it_overrun += clockdev_itimer_forward(timr, now);
+		++timr->it_requeue_pending;
+		timr->it_active = 1;
+		clockdev_timer_requeue(t, t->node.expires);
+	}
+	spin_unlock_irqrestore(&timr->it_lock, flags);
+}
+
+static int clockdev_timer_create(struct k_itimer *timr)
+{
+	struct clock_device *cd = clockdev_get_by_clockid(timr->it_clock);
+
+	if (IS_ERR(cd))
+		return PTR_ERR(cd);
+	clockdev_timer_init(&timr->it.cd.timer, cd, clockdev_itimer_fn);
+
+	return 0;
+}
+
+static int clockdev_timer_get(struct k_itimer *timr,
+			      struct itimerspec64 *cur)
+{
+	struct clockdev_timer *t = &timr->it.cd.timer;
+	bool sig_none = timr->it_sigev_notify == SIGEV_NONE;
+	s64 rem;
+	u64 now;
+
+	if (!clock_device_alive(t->cd))
+		return -ENODEV;
+
+	if (timr->it_interval)
+		cur->it_interval = ktime_to_timespec64(timr->it_interval);
+	else if (!timr->it_active)
+		return 0;
+
+	rem = clockdev_timer_remaining(t, &now);
+	if (timr->it_interval && rem <= 0 &&
+	    (timr->it_requeue_pending & REQUEUE_PENDING || sig_none)) {
+		timr->it_overrun += clockdev_itimer_forward(timr, now);
+		rem = (s64)(t->node.expires - now);
+	}
+	if (rem <= 0) {
+		/* Not yet delivered: report a remaining time above zero. */
+		if (!sig_none)
+			cur->it_value.tv_nsec = 1;
+	} else {
+		cur->it_value = ns_to_timespec64(rem);
+	}
+
+	return 0;
+}
+
+static int clockdev_timer_set(struct k_itimer *timr, int flags,
+			      struct itimerspec64 *new,
+			      struct itimerspec64 *old)
+{
+	struct clockdev_timer *t = &timr->it.cd.timer;
+	bool absolute = flags & TIMER_ABSTIME;
+	s64 expires;
+
+	if (!clock_device_alive(t->cd))
+		return -ENODEV;
+	if (old)
+		clockdev_timer_get(timr, old);
+
+	timr->it_interval = 0;
+	if (clockdev_timer_try_to_cancel(t) < 0)
+		return TIMER_RETRY;
+
+	timr->it_active = 0;
+	posix_timer_set_common(timr, new);
+
+	if (!new->it_value.tv_sec && !new->it_value.tv_nsec)
+		return 0;
+
+	expires = timespec64_to_ns(&new->it_value);
+	if (timr->it_sigev_notify == SIGEV_NONE) {
+		/* Never queued: keep the expiry for timer_gettime(). */
+		u64 now;
+
+		t->relative = !absolute;
+		clockdev_timer_remaining(t, &now);
+		t->node.expires = absolute ? expires : now + expires;
+		timr->it_active = 1;
+		return 0;
+	}
+	if (clockdev_timer_start(t, expires, absolute))
+		return -ENODEV;
+	timr->it_active = 1;
+
+	return 0;
+}
+
+static void clockdev_timer_rearm(struct k_itimer *timr)
+{
+	struct clockdev_timer *t = &timr->it.cd.timer;
+	u64 now;
+
+	clockdev_timer_remaining(t, &now);
+	timr->it_overrun += clockdev_itimer_forward(timr, now);
+	clockdev_timer_start(t, t->node.expires, true);
+}
+
+static int clockdev_timer_del(struct k_itimer *timr)
+{
+	struct clockdev_timer *t = &timr->it.cd.timer;
+
+	if (clockdev_timer_try_to_cancel(t) < 0)
+		return TIMER_RETRY;
+	clockdev_put_deferred(t->cd);
+
+	return 0;
+}
+
+static void clockdev_timer_wait_running_itimer(struct k_itimer *timr)
+{
+	clockdev_timer_wait_running(&timr->it.cd.timer);
+}
+
+/*
+ * clock_nanosleep().  The sleeper holds a reference to the clock, not to
+ * the file, which may be closed while it sleeps.  A restart after a
+ * stop/continue finds the clock again by its serial number (there is no
+ * room for a reference in the restart_block, and one left there would
+ * leak when the call is not restarted): it continues on the same clock
+ * even if the file was closed meanwhile, and fails with -ENODEV if the
+ * clock was removed meanwhile.  A restarted sleep keeps the absolute
+ * expiry it had when it stopped.
+ */
+struct clockdev_sleeper {
+	struct clockdev_timer timer;
+	struct task_struct *task;
+	bool fired;
+	bool gone;
+};
+
+static void clockdev_sleeper_fn(struct clockdev_timer *t, u64 now,
+				enum clockdev_timer_event ev)
+{
+	struct clockdev_sleeper *s =
+		container_of(t, struct clockdev_sleeper, timer);
+	struct task_struct *task = s->task;
+
+	if (ev == CLOCKDEV_TIMER_GONE)
+		WRITE_ONCE(s->gone, true);
+	else
+		WRITE_ONCE(s->fired, true);
+	wake_up_process(task);
+}
+
+static long clockdev_nsleep_restart(struct restart_block *restart);
+
+/*
+ * Sleep on @cd until @expires (absolute, or a delay).  When a signal ends
+ * the sleep, store what a restart needs and return -ERESTART_RESTARTBLOCK
+ * (or the error of copying the remaining time out).
+ */
+static int clockdev_do_nsleep(struct clock_device *cd, u64 expires,
+			      bool absolute)
+{
+	struct restart_block *restart = &current->restart_block;
+	struct clockdev_sleeper s = { .task = current };
+	struct timespec64 rmt;
+	u64 now;
+	s64 rem;
+
+	clockdev_timer_init(&s.timer, cd, clockdev_sleeper_fn);
+	if (clockdev_timer_start(&s.timer, expires, absolute))
+		return -ENODEV;
+
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE | TASK_FREEZABLE);
+		if (READ_ONCE(s.fired) || READ_ONCE(s.gone) ||
+		    signal_pending(current))
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+
+	/* s lives on this stack: its callback must be over. */
+	clockdev_timer_cancel(&s.timer);
+
+	if (READ_ONCE(s.fired))
+		return 0;
+	if (READ_ONCE(s.gone))
+		return -ENODEV;
+
+	rem = clockdev_timer_remaining(&s.timer, &now);
+	if (rem <= 0)
+		return 0;
+	restart->nanosleep.clockid = cd->serial;
+	restart->nanosleep.expires = now + rem;
+	set_restart_fn(restart, clockdev_nsleep_restart);
+	if (restart->nanosleep.type == TT_NONE)
+		return -ERESTART_RESTARTBLOCK;
+	rmt = ns_to_timespec64(rem);
+	return nanosleep_copyout(restart, &rmt);
+}
+
+static long clockdev_nsleep_restart(struct restart_block *restart)
+{
+	struct clock_device *cd;
+	long ret;
+
+	cd = clockdev_get_by_serial(restart->nanosleep.clockid);
+	if (!cd)
+		return -ENODEV;
+	ret = clockdev_do_nsleep(cd, restart->nanosleep.expires, true);
+	put_device(&cd->dev);
+
+	return ret;
+}
+
+static int clockdev_nsleep(const clockid_t id, int flags,
+			   const struct timespec64 *ts)
+{
+	struct clock_device *cd = clockdev_get_by_clockid(id);
+	int err;
+
+	if (IS_ERR(cd))
+		return PTR_ERR(cd);
+
+	err = clockdev_do_nsleep(cd, timespec64_to_ns(ts),
+				 flags & TIMER_ABSTIME);
+	/* An absolute sleep is restarted by the syscall, as it is. */
+	if (err == -ERESTART_RESTARTBLOCK && (flags & TIMER_ABSTIME))
+		err = -ERESTARTNOHAND;
+	put_device(&cd->dev);
+
+	return err;
+}
+
+const struct k_clock clockdev_kclock = {
+	.clock_getres		= clockdev_clock_getres,
+	.clock_set		= clockdev_clock_settime,
+	.clock_get_timespec	= clockdev_clock_gettime,
+	.clock_adj		= clockdev_clock_adjtime,
+	.timer_create		= clockdev_timer_create,
+	.timer_set		= clockdev_timer_set,
+	.timer_del		= clockdev_timer_del,
+	.timer_get		= clockdev_timer_get,
+	.timer_rearm		= clockdev_timer_rearm,
+	.timer_wait_running	= clockdev_timer_wait_running_itimer,
+	.nsleep			= clockdev_nsleep,
+};
