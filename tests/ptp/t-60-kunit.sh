@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: GPL-2.0
+# The clockdev core's KUnit suite, loaded as a module (it opens device
+# nodes, so it runs after devtmpfs is mounted).  Each KUnit case counts.
+. /payload/lib.sh
+if [ "$KIND" = mainline ]; then
+	echo "ok - kunit: clockdev # SKIP mainline has no clockdev layer"
+	exit 0
+fi
+if ! modprobe clockdev_test 2>/tmp/kunit.err; then
+	echo "not ok - kunit: clockdev: modprobe clockdev_test"
+	sed 's/^/  /' /tmp/kunit.err
+	exit 0
+fi
+results=/sys/kernel/debug/kunit/clockdev/results
+if [ ! -r $results ]; then
+	echo "not ok - kunit: clockdev: results in debugfs"
+	exit 0
+fi
+cat $results
+# Indented lines are the cases; the unindented one is the suite.
+sed -n 's/^[[:space:]]\{1,\}\(not ok\|ok\) [0-9]\{1,\} \(.*\)$/\1 - kunit: clockdev: \2/p' $results
+rmmod clockdev_test
