@@ -6,7 +6,7 @@
 S := scripts
 export CACHE OUT
 
-.PHONY: help deps tree series kernels kernel-% initramfs-% check demo bench-read soak clean
+.PHONY: help deps tree series kernels kernel-% initramfs-% check demo bench-read bench-timers soak clean
 
 help:
 	@echo "clockdev targets:"
@@ -18,6 +18,7 @@ help:
 	@echo "  make check           build, check the series, run tests/ptp on patched and mainline"
 	@echo "  make demo            boot the patched kernel and show its clocks"
 	@echo "  make bench-read      clock_gettime cost on a PHC fd clock, mainline vs patched (TCG)"
+	@echo "  make bench-timers    timer and sleep lateness on a ptp_sim clock vs CLOCK_MONOTONIC (TCG)"
 	@echo "  make clean           remove out/ (the cache stays)"
 	@echo "  qemu/run --help      boot a kernel and run a command in it"
 
@@ -50,6 +51,9 @@ demo: kernel-patched
 
 bench-read:
 	@$(S)/bench-read.sh
+
+bench-timers:
+	@$(S)/bench-timers.sh
 
 clean:
 	rm -rf out
