@@ -16,6 +16,7 @@ help:
 	@echo "  make kernels         build the patched, mainline and debug kernels"
 	@echo "  make kernel-KIND     build one kernel (patched|mainline|debug|rt|mainline-debug)"
 	@echo "  make check           build, check the series, run tests/ptp on patched and mainline"
+	@echo "  make soak            the long tests (tests/ptp/soak: phc.sh, rtctest, suspend, ...)"
 	@echo "  make demo            boot the patched kernel and show its clocks"
 	@echo "  make bench-read      clock_gettime cost on a PHC fd clock, mainline vs patched (TCG)"
 	@echo "  make bench-timers    timer and sleep lateness on a ptp_sim clock vs CLOCK_MONOTONIC (TCG)"
@@ -45,6 +46,9 @@ kernel-patched kernel-debug kernel-rt: kernel-%: tree
 
 check: tree
 	@$(S)/check.sh
+
+soak: tree
+	@$(S)/soak.sh
 
 demo: kernel-patched
 	@$(S)/demo.sh

@@ -26,6 +26,9 @@ for k in "${kernels[@]}"; do
 	"$top/scripts/build-kernel.sh" "$k"
 	"$top/scripts/initramfs.sh" "$k"
 done
+for k in "${kernels[@]}"; do
+	count_tap "$BUILD/$k/test-programs.tap" "$k: "
+done
 
 for k in "${kernels[@]}"; do
 	start_guest "$k" "$k" "$top/qemu/run" --kernel "$k" --timeout 1200 \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # initramfs.sh KIND: build $BUILD/KIND/initramfs.cpio.gz: busybox, linuxptp,
-# ethtool, ip, bash, the kernel's ptp and timers selftests built from the
+# ethtool, ip, bash, the kernel's ptp, timers and rtc selftests built from the
 # same tree, our test programs (tests/ptp/src/*.c, in /usr/local/bin/clockdev)
 # and KIND's modules.
 set -euo pipefail
@@ -19,22 +19,36 @@ need_cmd ethtool ethtool
 # Selftests, built out of tree from the same source.
 st=$obj/selftests
 mkdir -p "$st"
-for t in ptp timers; do
+for t in ptp timers rtc; do
 	mkdir -p "$st/$t"
 	make -s -C "$src/tools/testing/selftests/$t" OUTPUT="$st/$t" \
 		KHDR_INCLUDES="-isystem $obj/usr/include" >/dev/null
 done
 
 # Our test programs: one static binary per tests/ptp/src/*.c, built against
-# this kernel's exported uapi headers.
+# this kernel's exported uapi headers.  One that does not build is left out
+# of the image and reported as "not ok" in $obj/test-programs.tap, which
+# check.sh and soak.sh count.
 tb=$obj/clockdev-bin
 rm -rf "$tb"; mkdir -p "$tb"
-for c in "$top"/tests/ptp/src/*.c; do
-	[ -e "$c" ] || continue
-	gcc -O2 -Wall -static -pthread -isystem "$obj/usr/include" \
-		-o "$tb/$(basename "$c" .c)" "$c" ||
-		die "cannot build test program ${c#"$top"/}"
-done
+build_test_programs() {
+	local c name n=0 msg
+	echo "TAP version 13"
+	for c in "$top"/tests/ptp/src/*.c; do
+		[ -e "$c" ] || continue
+		n=$((n + 1)) name=$(basename "$c" .c)
+		if msg=$(gcc -O2 -Wall -static -pthread -isystem "$obj/usr/include" \
+				-o "$tb/$name" "$c" 2>&1); then
+			echo "ok $n - build tests/ptp/src/$name.c"
+		else
+			echo "not ok $n - build tests/ptp/src/$name.c"
+			log "cannot build tests/ptp/src/$name.c for $kind: left out"
+		fi
+		[ -z "$msg" ] || printf '%s\n' "$msg" | sed 's/^/# /'
+	done
+	echo "1..$n"
+}
+build_test_programs > "$obj/test-programs.tap"
 
 root=$obj/initramfs
 rm -rf "$root"
@@ -62,7 +76,7 @@ done
 rm -f "$root/bin/ip" "$root/sbin/ip"
 ln -sf /usr/sbin/ip "$root/sbin/ip" 2>/dev/null || true
 mkdir -p "$root/usr/local/bin/selftests"
-cp -r "$st/ptp" "$st/timers" "$root/usr/local/bin/selftests/"
+cp -r "$st/ptp" "$st/timers" "$st/rtc" "$root/usr/local/bin/selftests/"
 cp "$src/tools/testing/selftests/ptp/phc.sh" "$root/usr/local/bin/selftests/ptp/"
 cp -r "$tb" "$root/usr/local/bin/clockdev"
 cp "$top/qemu/guest/init" "$root/init"

@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-# The kernel's own timers selftests; each TAP line of posix_timers counts.
+# The kernel's timers selftests that finish within a minute under TCG; each
+# TAP result of a selftest counts.  The longer ones (nsleep-lat,
+# set-timer-lat, raw_skew, ...) are in soak/.  Their fixed latency
+# thresholds can be missed under TCG on a loaded host: such a failure counts
+# only when mainline passes.
+# clockdev: timing
 . /payload/lib.sh
-$SELFTESTS/timers/posix_timers 2>&1 | while IFS= read -r l; do
-	case $l in
-	"ok "*) echo "ok - posix_timers: $(echo "$l" | cut -d' ' -f3-)" ;;
-	"not ok "*) echo "not ok - posix_timers: $(echo "$l" | cut -d' ' -f4-)" ;;
-	*) echo "$l" ;;
-	esac
-done
-check "timers: nsleep-lat" $SELFTESTS/timers/nsleep-lat
-check "timers: inconsistency-check -t 5" $SELFTESTS/timers/inconsistency-check -t 5
+T=$SELFTESTS/timers
+ksft "timers: posix_timers" "$T/posix_timers"
+ksft "timers: nanosleep" "$T/nanosleep"
+# The defaults run 30 s and 10 s per clock: shortened.
+ksft "timers: threadtest -t 10" "$T/threadtest" -t 10
+ksft "timers: inconsistency-check -t 2" "$T/inconsistency-check" -t 2
