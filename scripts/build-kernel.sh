@@ -23,6 +23,9 @@ need_cmd bc bc
 
 obj=$BUILD/$kind
 mkdir -p "$obj"
+# One build per directory at a time: two makes in one O= corrupt it.
+exec 9>"$obj/.lock"
+flock 9
 kmake() { make -s -C "$src" O="$obj" CC="ccache gcc" -j"$JOBS" "$@"; }
 
 # Regenerate .config only when a fragment changed, so that an unchanged
