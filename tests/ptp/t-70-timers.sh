@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# POSIX timers and clock_nanosleep() on dynamic clocks
+# POSIX timers, timerfd and clock_nanosleep() on dynamic clocks
 # (tests/ptp/src/fdclock-timers.c): the whole table on a ptp_sim clock,
 # which is removed at the end under armed timers and a sleeper, then the
 # rows for a clock that does not advance on QEMU's e1000e PHC.  Mainline

@@ -11,10 +11,11 @@
  *  - one-shot: a TIMER_ABSTIME POSIX timer 1 to 19 ms ahead, SAMPLES times;
  *  - periodic: a POSIX timer of PERIOD_MS, SAMPLES periods;
  *  - nanosleep: clock_nanosleep(TIMER_ABSTIME) 1 to 19 ms ahead;
- *  - timerfd: not offered on dynamic clocks yet, "n/a".
+ *  - timerfd: a TFD_TIMER_ABSTIME timerfd 1 to 19 ms ahead, read blocking.
  * The lateness of an expiry is the time of the timer's own clock read first
- * thing in the signal handler, or right after clock_nanosleep() returns,
- * minus the expiry: device ns for the device clock.  A second line per
+ * thing in the signal handler, or right after clock_nanosleep() or the
+ * timerfd's read() returns, minus the expiry: device ns for the device
+ * clock.  A second line per
  * device row gives the core's own view of the same expiries, DECIDED -
  * EXPIRES from debugfs clockdev/ptpN/expiries.
  * Then the lateness of one-shot probe timers with N background timers armed
@@ -34,6 +35,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/timex.h>
 #include <time.h>
 #include <unistd.h>
@@ -366,6 +368,45 @@ static void measure_nsleep(const struct clk *c, int samples,
 		corelog_take(c->log, &w, core);
 }
 
+/* @samples TFD_TIMER_ABSTIME timerfd expiries 1..19 ms ahead, read blocking. */
+static void measure_timerfd(const struct clk *c, int samples,
+			    struct dist *late, struct dist *core)
+{
+	s64 pend[LOG_EVERY], expiry;
+	struct want w = { .list = pend };
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+	unsigned long long ticks;
+	int fd, i;
+
+	fd = timerfd_create(c->id, TFD_CLOEXEC);
+	if (fd < 0) {
+		late->failed = true;
+		return;
+	}
+	if (c->log)
+		corelog_take(c->log, NULL, NULL);
+	for (i = 0; i < samples; i++) {
+		expiry = clock_ns(c->id) + distance(i);
+		its.it_value = ns_ts(expiry);
+		if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) ||
+		    read(fd, &ticks, sizeof(ticks)) != sizeof(ticks) ||
+		    ticks != 1) {
+			late->failed = true;
+			break;
+		}
+		dist_add(late, clock_ns(c->id) - expiry);
+		pend[w.n++] = expiry;
+		if (w.n == LOG_EVERY) {
+			if (c->log)
+				corelog_take(c->log, &w, core);
+			w.n = 0;
+		}
+	}
+	if (c->log)
+		corelog_take(c->log, &w, core);
+	close(fd);
+}
+
 typedef void (*measure_fn)(const struct clk *c, int samples,
 			   struct dist *late, struct dist *core);
 
@@ -373,7 +414,7 @@ static const measure_fn measures[K_NR] = {
 	[K_ONESHOT] = measure_one_shot,
 	[K_PERIODIC] = measure_periodic,
 	[K_NSLEEP] = measure_nsleep,
-	/* K_TIMERFD: timerfd_create() refuses dynamic clocks so far. */
+	[K_TIMERFD] = measure_timerfd,
 };
 
 /* ---- background timers ---- */
@@ -472,10 +513,17 @@ static int kinds_table(const struct opts *o, struct clk *dev,
 {
 	static struct dist late[K_NR], core[K_NR], ref[K_NR], unused;
 	const int ppms[] = { 0, o->ppm, -o->ppm };
-	bool offered[K_NR] = { true, true, true, false };
+	bool offered[K_NR] = { true, true, true, true };
 	char name[32];
 	size_t p;
-	int k;
+	int k, fd;
+
+	/* A kernel without timerfd on dynamic clocks refuses it: "n/a". */
+	fd = timerfd_create(dev->id, TFD_CLOEXEC);
+	if (fd < 0 && errno == EINVAL)
+		offered[K_TIMERFD] = false;
+	if (fd >= 0)
+		close(fd);
 
 	printf("%-22s", "lateness, us");
 	for (k = 0; k < K_NR; k++)
@@ -490,7 +538,7 @@ static int kinds_table(const struct opts *o, struct clk *dev,
 		memset(late, 0, sizeof(late));
 		memset(core, 0, sizeof(core));
 		for (k = 0; k < K_NR; k++) {
-			if (!measures[k])
+			if (!measures[k] || !offered[k])
 				continue;
 			measures[k](dev, o->samples, &late[k], &core[k]);
 			measures[k](mono, o->samples, &ref[k], &unused);
@@ -598,12 +646,13 @@ static void print_header(const struct opts *o, const struct clk *dev)
 	printf("fdclock-latency: %s, %d samples per figure, %ld CPUs online\n",
 	       o->path, o->samples, sysconf(_SC_NPROCESSORS_ONLN));
 	printf("lateness = the timer's own clock read first in the signal handler\n"
-	       "(timers) or right after clock_nanosleep() returns, minus the expiry:\n"
-	       "device ns for %s, CLOCK_MONOTONIC ns for CLOCK_MONOTONIC; shown in us\n"
-	       "as p50 / p99 / max.  core decided-expires: the core's own DECIDED -\n"
-	       "EXPIRES of the same expiries, debugfs clockdev/ptpN/expiries (device ns).\n"
-	       "one-shot, nanosleep: TIMER_ABSTIME, 1..%d ms ahead; periodic: %d ms period.\n"
-	       "timerfd: not offered on dynamic clocks yet.\n\n",
+	       "(timers) or right after clock_nanosleep() or the timerfd's read()\n"
+	       "returns, minus the expiry: device ns for %s, CLOCK_MONOTONIC ns\n"
+	       "for CLOCK_MONOTONIC; shown in us as p50 / p99 / max.\n"
+	       "core decided-expires: the core's own DECIDED - EXPIRES of the same\n"
+	       "expiries, debugfs clockdev/ptpN/expiries (device ns).\n"
+	       "one-shot, nanosleep, timerfd: TIMER_ABSTIME, 1..%d ms ahead; periodic:\n"
+	       "%d ms period.\n\n",
 	       dev->name, DIST_SPREAD, PERIOD_MS);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fdclock-timers: POSIX timers and clock_nanosleep() on a dynamic (fd) clock.
+ * fdclock-timers: POSIX timers, timerfd and clock_nanosleep() on a dynamic (fd)
+ * clock.
  *
  * usage: fdclock-timers [--name LABEL] [--only TEXT] [--stalled] DEVICE
  *                       [-- REMOVE_CMD...]
@@ -20,7 +21,8 @@
  * Lateness is the device time read first thing in the signal handler (or
  * right after a sleep returns) minus the expiry, in device ns; for a
  * relative timer the expiry taken is the device time read before arming
- * plus the delay, the earliest it may fire.  An early expiry fails a check,
+ * plus the delay, the earliest it may fire.  For a timerfd, the device
+ * time is read right after the read() or poll() that saw the expiry.  An early expiry fails a check,
  * and so does one later than LATE_MAX_NS plus the longest the check's
  * process was kept from running (a thread measures it with a
  * CLOCK_MONOTONIC timerfd: a loaded host stalls TCG guests).  While a
@@ -30,8 +32,8 @@
  * "never early" check asserts DECIDED >= EXPIRES on every line seen.
  *
  * With REMOVE_CMD, which must unregister the clock (a ptp_sim
- * del_device), the last check removes the clock under armed timers and a
- * sleeper.  --monotonic runs the checks that need no device on
+ * del_device), the last check removes the clock under armed timers and
+ * timerfds, a sleeper and a blocked timerfd read.  --monotonic runs the checks that need no device on
  * CLOCK_MONOTONIC instead: mainline's semantics, for reference.
  *
  * Exit status: 0 when every check passed, 1 when one failed, 2 on bad usage.
@@ -48,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/timex.h>
@@ -2077,6 +2080,733 @@ static void check_sleep_fd(struct ctx *ctx, const struct check *c)
 	report(ctx, NULL, &r);
 }
 
+/* ---- checks: timerfd ---- */
+
+/*
+ * timerfd_create(), timerfd_settime() and timerfd_gettime() on a dynamic
+ * clock: the timerfd expires in the device's time like a POSIX timer.
+ * The lateness of an expiry is the device time read right after the read
+ * (or poll) that saw it returned, minus the expiry.
+ */
+
+/* timerfd_create() on @clk: the fd, or -errno. */
+static int tfd_create(clockid_t clk, int flags)
+{
+	int fd = timerfd_create(clk, flags);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int tfd_set(int fd, int flags, s64 value, s64 interval)
+{
+	struct itimerspec its = { ns_ts(interval), ns_ts(value) };
+
+	return timerfd_settime(fd, flags, &its, NULL) ? -errno : 0;
+}
+
+static int tfd_get(int fd, s64 *value, s64 *interval)
+{
+	struct itimerspec its;
+
+	if (timerfd_gettime(fd, &its))
+		return -errno;
+	*value = ts_ns(&its.it_value);
+	*interval = ts_ns(&its.it_interval);
+	return 0;
+}
+
+/* read() of a timerfd: the expiration count, or -errno. */
+static long long tfd_read(int fd)
+{
+	unsigned long long n;
+	ssize_t got = read(fd, &n, sizeof(n));
+
+	if (got < 0)
+		return -errno;
+	return got == sizeof(n) ? (long long)n : -EIO;
+}
+
+/*
+ * Wait up to @timeout_ns for POLLIN on timerfd @fd, then read it: the
+ * expiration count, 0 on timeout, or -errno (of poll or read).  Other
+ * poll events than POLLIN are a failure: -EBADE.
+ */
+static long long tfd_wait(int fd, s64 timeout_ns)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	s64 deadline = mono_ns() + timeout_ns, left;
+	int n;
+
+	for (;;) {
+		left = deadline - mono_ns();
+		if (left < 0)
+			return 0;
+		n = poll(&pfd, 1, left / NSEC_PER_MSEC + 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			continue;
+		if (pfd.revents != POLLIN)
+			return -EBADE;
+		return tfd_read(fd);
+	}
+}
+
+/* Whether timerfd @fd has an event pending now (poll with no wait). */
+static short tfd_events(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) > 0 ? pfd.revents : 0;
+}
+
+static void tfd_wait_fail(struct res *r, const char *what, long long n,
+			  s64 timeout_ns)
+{
+	if (n == 0)
+		fail(r, "%s: no expiry within %.0f ms", what, timeout_ns / 1e6);
+	else if (n == -EBADE)
+		fail(r, "%s: poll gave other events than POLLIN", what);
+	else
+		fail(r, "%s: %s", what, errname(-n));
+}
+
+/*
+ * c->arg: REL or ABS; a one-shot timerfd 100 ms ahead: timerfd_gettime
+ * shows the time left, a blocking read returns 1 no earlier than the
+ * expiry, then nothing more is pending and timerfd_gettime gives 0.
+ */
+static void check_tfd_one_shot(struct ctx *ctx, const struct check *c)
+{
+	s64 t0, t1, expiry, value = 0, iv = 0, now;
+	struct lates l = { 0 };
+	struct res r = { 0 };
+	long long n;
+	int fd, err;
+
+	fd = tfd_create(ctx->clk, TFD_CLOEXEC);
+	if (fd < 0) {
+		fail(&r, "timerfd_create: %s", errname(-fd));
+		report(ctx, NULL, &r);
+		return;
+	}
+	t0 = dev_ns(ctx);
+	expiry = t0 + MS(100);
+	err = tfd_set(fd, c->arg == ABS ? TFD_TIMER_ABSTIME : 0,
+		      c->arg == ABS ? expiry : MS(100), 0);
+	if (!err)
+		err = tfd_get(fd, &value, &iv);
+	t1 = dev_ns(ctx);
+	if (err) {
+		fail(&r, "timerfd_settime/gettime: %s", errname(-err));
+		report(ctx, NULL, &r);
+		return;
+	}
+	judge_remaining(&r, "armed", value, MS(100), expiry, t0, t1);
+	if (iv)
+		fail(&r, "interval %lld, want 0", iv);
+	/* Blocking: the check's timeout bounds it. */
+	n = tfd_read(fd);
+	now = dev_ns(ctx);
+	if (n != 1)
+		fail(&r, "read: %lld%s%s, want 1", n, n < 0 ? " " : "",
+		     n < 0 ? errname(-n) : "");
+	else
+		lates_add(&l, now - expiry, 0);
+	pass_time(MS(50));
+	if (tfd_events(fd))
+		fail(&r, "an event pending 50 ms after the read (revents %#x)",
+		     tfd_events(fd));
+	err = tfd_get(fd, &value, &iv);
+	if (err || value || iv)
+		fail(&r, "timerfd_gettime after the expiry: %s, %lld ns",
+		     err ? errname(-err) : "0", value);
+	close(fd);
+	lates_verdict(&r, &l, true);
+	report(ctx, NULL, &r);
+}
+
+/*
+ * c->arg: REL or ABS; a 20 ms periodic timerfd read until it counted 10
+ * expirations.  After each read, the device time is no earlier than the
+ * last expiry counted so far (never early), and no later than an expiry
+ * may be late past the one after it (none missed).
+ */
+static void check_tfd_periodic(struct ctx *ctx, const struct check *c)
+{
+	const s64 iv = MS(20);
+	const int want = 10;
+	s64 t0, t1, value = 0, giv = 0, now, last;
+	long long n, total = 0;
+	struct lates l = { 0 };
+	struct res r = { 0 };
+	int fd, err, reads = 0;
+
+	fd = tfd_create(ctx->clk, TFD_CLOEXEC);
+	if (fd < 0) {
+		fail(&r, "timerfd_create: %s", errname(-fd));
+		report(ctx, NULL, &r);
+		return;
+	}
+	t0 = dev_ns(ctx);
+	err = tfd_set(fd, c->arg == ABS ? TFD_TIMER_ABSTIME : 0,
+		      c->arg == ABS ? t0 + iv : iv, iv);
+	t1 = dev_ns(ctx);
+	if (c->arg == ABS)
+		t1 = t0;
+	if (!err)
+		err = tfd_get(fd, &value, &giv);
+	if (err) {
+		fail(&r, "timerfd_settime/gettime: %s", errname(-err));
+		report(ctx, NULL, &r);
+		return;
+	}
+	if (giv != iv)
+		fail(&r, "timerfd_gettime interval %lld, want %lld", giv, iv);
+	while (total < want && !r.failed) {
+		n = tfd_wait(fd, iv + SEC(3));
+		now = dev_ns(ctx);
+		reads++;
+		if (n <= 0) {
+			tfd_wait_fail(&r, "read", n, iv + SEC(3));
+			break;
+		}
+		total += n;
+		/* The earliest the total-th expiry may be: armed at t0. */
+		last = t0 + total * iv;
+		lates_add(&l, now - last, (int)total);
+		/* The next one came no later than late_bound() ago. */
+		if (now - (t1 + (total + 1) * iv) > late_bound())
+			fail(&r, "after %lld expirations the device time is %.1f ms past expiry %lld: undercounted",
+			     total, (now - (t1 + (total + 1) * iv)) / 1e6,
+			     total + 1);
+	}
+	close(fd);
+	lates_verdict(&r, &l, true);
+	info(&r, "%lld expirations in %d reads", total, reads);
+	report(ctx, NULL, &r);
+}
+
+/*
+ * A 10 ms periodic timerfd left unread for 200 ms: one read returns
+ * every expiration that passed (the overruns counted), give or take the
+ * one the reads around it straddle.
+ */
+static void check_tfd_overrun(struct ctx *ctx, const struct check *c)
+{
+	const s64 iv = MS(10);
+	s64 t0, t1, before, after, most, least;
+	struct res r = { 0 };
+	long long n;
+	int fd, err;
+
+	fd = tfd_create(ctx->clk, TFD_CLOEXEC);
+	if (fd < 0) {
+		fail(&r, "timerfd_create: %s", errname(-fd));
+		report(ctx, NULL, &r);
+		return;
+	}
+	t0 = dev_ns(ctx);
+	err = tfd_set(fd, 0, iv, iv);
+	t1 = dev_ns(ctx);
+	if (err) {
+		fail(&r, "timerfd_settime: %s", errname(-err));
+		report(ctx, NULL, &r);
+		return;
+	}
+	pass_time(MS(200));
+	before = dev_ns(ctx);
+	n = tfd_read(fd);
+	after = dev_ns(ctx);
+	/* Expiry k is at (armed) + k * iv, armed in t0..t1. */
+	most = (after - t0) / iv;
+	least = (before - t1) / iv - 1;
+	if (n < 0)
+		fail(&r, "read: %s", errname(-n));
+	else if (n > most || n < least)
+		fail(&r, "read %lld expirations, want %lld..%lld", n, least,
+		     most);
+	else
+		info(&r, "read %lld expirations, %lld..%lld passed", n, least,
+		     most);
+	close(fd);
+	report(ctx, NULL, &r);
+}
+
+/*
+ * poll() and epoll_wait() see EPOLLIN when a TFD_TIMER_ABSTIME timerfd
+ * 50 ms ahead expires, not before; the read then returns 1.
+ */
+static void check_tfd_poll(struct ctx *ctx, const struct check *c)
+{
+	struct epoll_event ev = { .events = EPOLLIN }, got;
+	struct pollfd pfd;
+	struct lates l = { 0 };
+	struct res r = { 0 };
+	int fd, ep = -1, err, n, round;
+	s64 expiry, now;
+	long long ticks;
+
+	fd = tfd_create(ctx->clk, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (fd >= 0)
+		ep = epoll_create1(EPOLL_CLOEXEC);
+	if (fd < 0 || ep < 0 ||
+	    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev)) {
+		fail(&r, "timerfd_create/epoll: %s",
+		     fd < 0 ? errname(-fd) : strerror(errno));
+		report(ctx, NULL, &r);
+		return;
+	}
+	for (round = 0; round < 2; round++) {
+		const char *what = round ? "epoll_wait" : "poll";
+
+		expiry = dev_ns(ctx) + MS(50);
+		err = tfd_set(fd, TFD_TIMER_ABSTIME, expiry, 0);
+		if (err) {
+			fail(&r, "timerfd_settime: %s", errname(-err));
+			break;
+		}
+		ticks = tfd_read(fd);
+		if (ticks != -EAGAIN)
+			fail(&r, "%s: read before the expiry: %lld, want EAGAIN",
+			     what, ticks);
+		if (round) {
+			n = epoll_wait(ep, &got, 1, 3000);
+			now = dev_ns(ctx);
+			if (n != 1 || got.events != EPOLLIN)
+				fail(&r, "epoll_wait: %d, events %#x, want 1 with EPOLLIN",
+				     n, n == 1 ? got.events : 0);
+			else
+				lates_add(&l, now - expiry, round);
+		} else {
+			pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+			n = poll(&pfd, 1, 3000);
+			now = dev_ns(ctx);
+			if (n != 1 || pfd.revents != POLLIN)
+				fail(&r, "poll: %d, revents %#x, want 1 with POLLIN",
+				     n, pfd.revents);
+			else
+				lates_add(&l, now - expiry, round);
+		}
+		ticks = tfd_read(fd);
+		if (ticks != 1)
+			fail(&r, "%s: read after the event: %lld, want 1", what,
+			     ticks);
+	}
+	close(ep);
+	close(fd);
+	lates_verdict(&r, &l, true);
+	report(ctx, NULL, &r);
+}
+
+/* timerfd_gettime() of an armed periodic timerfd, twice, in device time. */
+static void check_tfd_gettime(struct ctx *ctx, const struct check *c)
+{
+	s64 t0, t1, expiry, value = 0, iv = 0;
+	struct res r = { 0 };
+	int fd, err, i;
+
+	fd = tfd_create(ctx->clk, TFD_CLOEXEC);
+	if (fd < 0) {
+		fail(&r, "timerfd_create: %s", errname(-fd));
+		report(ctx, NULL, &r);
+		return;
+	}
+	expiry = dev_ns(ctx) + SEC(2);
+	err = tfd_set(fd, TFD_TIMER_ABSTIME, expiry, MS(500));
+	for (i = 0; i < 2 && !err; i++) {
+		t0 = dev_ns(ctx);
+		err = tfd_get(fd, &value, &iv);
+		t1 = dev_ns(ctx);
+		if (err)
+			break;
+		judge_remaining(&r, i ? "after 100 ms" : "armed", value,
+				SEC(2), expiry, t0, t1);
+		if (iv != MS(500))
+			fail(&r, "interval %lld, want 500 ms", iv);
+		info(&r, "%lld ns left of %lld..%lld", value, expiry - t1,
+		     expiry - t0);
+		pass_time(MS(100));
+	}
+	if (err)
+		fail(&r, "timerfd_settime/gettime: %s", errname(-err));
+	close(fd);
+	report(ctx, NULL, &r);
+}
+
+/*
+ * c->arg: PIN_CLOSE or PIN_DUP2, done to the clock's fd right after
+ * timerfd_create(): the timerfd refers to the clock and still works.
+ */
+static void check_tfd_pin(struct ctx *ctx, const struct check *c)
+{
+	struct lates l = { 0 };
+	struct res r = { 0 };
+	int fd, tfd, null, err, i;
+	s64 t0, value = 0, iv = 0, now;
+	long long n;
+
+	fd = open(ctx->path, O_RDONLY);
+	null = open("/dev/null", O_RDONLY);
+	if (fd < 0 || null < 0) {
+		fail(&r, "open: %s", strerror(errno));
+		report(ctx, NULL, &r);
+		return;
+	}
+	tfd = tfd_create(FD_TO_CLOCKID(fd), TFD_CLOEXEC);
+	if (tfd < 0) {
+		fail(&r, "timerfd_create: %s", errname(-tfd));
+		report(ctx, NULL, &r);
+		return;
+	}
+	if (c->arg == PIN_CLOSE)
+		close(fd);
+	else
+		dup2(null, fd);
+	/* Armed after the fd is gone: relative, then absolute. */
+	for (i = 0; i < 2; i++) {
+		t0 = dev_ns(ctx);
+		err = tfd_set(tfd, i ? TFD_TIMER_ABSTIME : 0,
+			      i ? t0 + MS(50) : MS(50), 0);
+		if (err) {
+			fail(&r, "timerfd_settime: %s", errname(-err));
+			break;
+		}
+		n = tfd_wait(tfd, SEC(3));
+		now = dev_ns(ctx);
+		if (n != 1) {
+			if (n > 1)
+				fail(&r, "read %lld, want 1", n);
+			else
+				tfd_wait_fail(&r, "read", n, SEC(3));
+		} else {
+			lates_add(&l, now - (t0 + MS(50)), i);
+		}
+	}
+	err = tfd_set(tfd, 0, SEC(10), 0);
+	if (!err)
+		err = tfd_get(tfd, &value, &iv);
+	if (err)
+		fail(&r, "timerfd_settime/gettime afterwards: %s",
+		     errname(-err));
+	else if (value <= 0 || value > SEC(10))
+		fail(&r, "timerfd_gettime afterwards: %lld ns left of 10 s",
+		     value);
+	close(tfd);
+	lates_verdict(&r, &l, true);
+	report(ctx, NULL, &r);
+}
+
+/* timerfd_create() with a clockid made of a pipe, or of a closed fd. */
+static void check_tfd_bad_fd(struct ctx *ctx, const struct check *c)
+{
+	struct res r = { 0 };
+	int p[2], fd;
+
+	if (pipe(p)) {
+		fail(&r, "pipe: %s", strerror(errno));
+		report(ctx, NULL, &r);
+		return;
+	}
+	fd = tfd_create(FD_TO_CLOCKID(p[0]), TFD_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	want_errno(&r, "a pipe", fd < 0 ? fd : 0, EINVAL);
+	close(p[1]);
+	close(p[0]);
+	/* p[0] is closed now, and nothing took its number. */
+	fd = tfd_create(FD_TO_CLOCKID(p[0]), TFD_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	want_errno(&r, "a closed fd", fd < 0 ? fd : 0, EINVAL);
+	report(ctx, NULL, &r);
+}
+
+/**
+ * struct tfd_reader - a thread blocked in read() (or poll()) of a timerfd
+ * @fd:		the timerfd
+ * @poll:	poll() for any event instead of reading
+ * @tid:	the thread, once it runs
+ * @ret:	what read() returned (the count or -errno), or poll's revents
+ * @mono:	when it returned
+ */
+struct tfd_reader {
+	int fd;
+	bool poll;
+	pid_t tid;
+	long long ret;
+	s64 mono;
+};
+
+static void *tfd_reader(void *arg)
+{
+	struct tfd_reader *rd = arg;
+	struct pollfd pfd = { .fd = rd->fd, .events = POLLIN };
+
+	__atomic_store_n(&rd->tid, gettid(), __ATOMIC_SEQ_CST);
+	if (rd->poll)
+		rd->ret = poll(&pfd, 1, -1) < 0 ? -errno : pfd.revents;
+	else
+		rd->ret = tfd_read(rd->fd);
+	rd->mono = mono_ns();
+	return NULL;
+}
+
+/* Start a tfd_reader and wait until it sleeps; false after a failure. */
+static bool tfd_reader_start(struct res *r, struct tfd_reader *rd,
+			     pthread_t *t)
+{
+	s64 deadline = mono_ns() + SEC(1);
+
+	rd->tid = -1;
+	if (pthread_create(t, NULL, tfd_reader, rd)) {
+		fail(r, "pthread_create");
+		return false;
+	}
+	while (__atomic_load_n(&rd->tid, __ATOMIC_SEQ_CST) < 0 &&
+	       mono_ns() < deadline)
+		pass_time(MS(1));
+	if (rd->tid < 0 || !wait_state(getpid(), rd->tid, 'S', SEC(2))) {
+		fail(r, "the reading thread did not block");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * c->arg: 0 for clock_settime, 1 for ADJ_SETOFFSET.  A TFD_TIMER_ABSTIME |
+ * TFD_TIMER_CANCEL_ON_SET timerfd 10 s ahead, the clock stepped +1 s
+ * (still short of the expiry): a read blocked on it returns ECANCELED
+ * promptly, and nothing else is pending after; then once more with the
+ * step before the read, which poll sees as POLLIN.
+ */
+static void check_tfd_cancel(struct ctx *ctx, const struct check *c)
+{
+	struct tfd_reader rd;
+	struct res r = { 0 };
+	long long n;
+	int fd, err = 0, round;
+	s64 m0;
+	pthread_t t;
+
+	fd = tfd_create(ctx->clk, TFD_CLOEXEC);
+	if (fd < 0) {
+		fail(&r, "timerfd_create: %s", errname(-fd));
+		report(ctx, NULL, &r);
+		return;
+	}
+	for (round = 0; round < 2 && !r.failed; round++) {
+		err = tfd_set(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
+			      dev_ns(ctx) + SEC(10), 0);
+		if (err) {
+			fail(&r, "timerfd_settime: %s", errname(-err));
+			break;
+		}
+		rd = (struct tfd_reader){ .fd = fd };
+		if (!round && !tfd_reader_start(&r, &rd, &t))
+			break;
+		/* Let the core settle on its 10 s wait first. */
+		pass_time(MS(50));
+		err = c->arg ? step_clock(ctx, SEC(1)) :
+			       set_clock(ctx, dev_ns(ctx) + SEC(1));
+		m0 = mono_ns();
+		if (err) {
+			fail(&r, "%s: %s", c->arg ? "ADJ_SETOFFSET" :
+			     "clock_settime", errname(-err));
+			break;
+		}
+		if (!round) {
+			if (!join_within(t, SEC(3))) {
+				fail(&r, "blocked read: still blocked 3 s after the step");
+				break;
+			}
+			n = rd.ret;
+			m0 = rd.mono - m0;
+		} else {
+			n = tfd_wait(fd, SEC(3));
+			m0 = mono_ns() - m0;
+		}
+		if (n != -ECANCELED)
+			fail(&r, "%s: %lld%s%s, want ECANCELED",
+			     round ? "poll and read" : "blocked read", n,
+			     n < 0 ? " " : "", n < 0 ? errname(-n) : "");
+		else if (m0 > PROMPT_NS + stall_ns())
+			fail(&r, "%s: returned %.1f ms after the step",
+			     round ? "poll and read" : "blocked read",
+			     m0 / 1e6);
+		else
+			info(&r, "%s: ECANCELED %.1f ms after the step",
+			     round ? "poll and read" : "blocked read",
+			     m0 / 1e6);
+		if (tfd_events(fd))
+			fail(&r, "an event pending after ECANCELED (revents %#x)",
+			     tfd_events(fd));
+	}
+	set_clock(ctx, SEC(PHC_BASE_S));
+	close(fd);
+	report(ctx, NULL, &r);
+}
+
+/*
+ * An absolute timerfd 10 s ahead (without TFD_TIMER_CANCEL_ON_SET) fires
+ * promptly when the clock is set past its expiry: read returns 1.
+ */
+static void check_tfd_step_past(struct ctx *ctx, const struct check *c)
+{
+	struct lates l = { 0 };
+	struct res r = { 0 };
+	s64 expiry, m0, now;
+	long long n;
+	int fd, err;
+
+	fd = tfd_create(ctx->clk, TFD_CLOEXEC);
+	if (fd < 0) {
+		fail(&r, "timerfd_create: %s", errname(-fd));
+		report(ctx, NULL, &r);
+		return;
+	}
+	expiry = dev_ns(ctx) + SEC(10);
+	err = tfd_set(fd, TFD_TIMER_ABSTIME, expiry, 0);
+	pass_time(MS(50));
+	if (!err)
+		err = set_clock(ctx, expiry + SEC(1));
+	m0 = mono_ns();
+	if (err) {
+		fail(&r, "timerfd_settime/clock_settime: %s", errname(-err));
+	} else {
+		n = tfd_wait(fd, SEC(10));
+		now = dev_ns(ctx);
+		m0 = mono_ns() - m0;
+		if (n != 1) {
+			if (n > 1)
+				fail(&r, "read %lld, want 1", n);
+			else
+				tfd_wait_fail(&r, "read", n, SEC(10));
+		} else {
+			lates_add(&l, now - expiry, 0);
+			if (m0 > PROMPT_NS + stall_ns())
+				fail(&r, "fired %.1f ms after the step, want < %lld ms (+ %.1f ms of stalls)",
+				     m0 / 1e6, PROMPT_NS / NSEC_PER_MSEC,
+				     stall_ns() / 1e6);
+			info(&r, "fired %.1f ms after the step", m0 / 1e6);
+		}
+	}
+	set_clock(ctx, SEC(PHC_BASE_S));
+	close(fd);
+	lates_verdict(&r, &l, false);
+	report(ctx, NULL, &r);
+}
+
+/*
+ * c->arg: the step in seconds; a relative 500 ms timerfd (armed with
+ * TFD_TIMER_CANCEL_ON_SET when the step is negative: without
+ * TFD_TIMER_ABSTIME it means nothing), the clock stepped 100 ms later:
+ * read returns 1 (not ECANCELED) 500 ms after arming, in CLOCK_MONOTONIC.
+ */
+static void check_tfd_step_rel(struct ctx *ctx, const struct check *c)
+{
+	s64 m0, m1, m2;
+	struct res r = { 0 };
+	long long n;
+	int fd, err;
+
+	fd = tfd_create(ctx->clk, TFD_CLOEXEC);
+	if (fd < 0) {
+		fail(&r, "timerfd_create: %s", errname(-fd));
+		report(ctx, NULL, &r);
+		return;
+	}
+	m0 = mono_ns();
+	err = tfd_set(fd, c->arg < 0 ? TFD_TIMER_CANCEL_ON_SET : 0, MS(500),
+		      0);
+	m1 = mono_ns();
+	pass_time(MS(100));
+	if (!err)
+		err = step_clock(ctx, SEC(c->arg));
+	if (err) {
+		fail(&r, "timerfd_settime/ADJ_SETOFFSET: %s", errname(-err));
+	} else {
+		n = tfd_wait(fd, SEC(8));
+		m2 = mono_ns();
+		if (n != 1) {
+			if (n > 1)
+				fail(&r, "read %lld, want 1", n);
+			else
+				tfd_wait_fail(&r, "read", n, SEC(8));
+		} else if (m2 - m0 < MS(500) - RATE_TOL_NS ||
+			   m2 - m1 > MS(500) + late_bound()) {
+			fail(&r, "fired %.1f ms after arming, want 500..%.1f ms",
+			     (m2 - m1) / 1e6, (MS(500) + late_bound()) / 1e6);
+		}
+		info(&r, "fired %.1f ms after arming (CLOCK_MONOTONIC)",
+		     (m2 - m1) / 1e6);
+	}
+	set_clock(ctx, SEC(PHC_BASE_S));
+	close(fd);
+	report(ctx, NULL, &r);
+}
+
+/*
+ * c->arg: the step in seconds; a relative periodic timerfd of 300 ms, the
+ * clock stepped 100 ms after its first expiry was read: the re-armed timer
+ * stays relative: the expirations read so far match the periods passed
+ * in CLOCK_MONOTONIC (none at once, none 5 s late).
+ */
+static void check_tfd_step_rel_periodic(struct ctx *ctx, const struct check *c)
+{
+	const s64 iv = MS(300);
+	s64 m0, m1, m2;
+	struct res r = { 0 };
+	long long n1 = 0, n2 = 0, total;
+	int fd, err;
+
+	fd = tfd_create(ctx->clk, TFD_CLOEXEC);
+	if (fd < 0) {
+		fail(&r, "timerfd_create: %s", errname(-fd));
+		report(ctx, NULL, &r);
+		return;
+	}
+	m0 = mono_ns();
+	err = tfd_set(fd, 0, iv, iv);
+	m1 = mono_ns();
+	if (err) {
+		fail(&r, "timerfd_settime: %s", errname(-err));
+		goto out;
+	}
+	n1 = tfd_wait(fd, SEC(3));
+	if (n1 <= 0) {
+		tfd_wait_fail(&r, "first read", n1, SEC(3));
+		goto out;
+	}
+	pass_time(MS(100));
+	err = step_clock(ctx, SEC(c->arg));
+	if (err) {
+		fail(&r, "ADJ_SETOFFSET: %s", errname(-err));
+		goto out;
+	}
+	n2 = tfd_wait(fd, SEC(8));
+	m2 = mono_ns();
+	if (n2 <= 0) {
+		tfd_wait_fail(&r, "read after the step", n2, SEC(8));
+		goto out;
+	}
+	total = n1 + n2;
+	if (m2 - m0 < total * iv - RATE_TOL_NS ||
+		 m2 - m1 > total * iv + late_bound())
+		fail(&r, "expiration %lld read %.1f ms after arming, want %lld..%.1f ms",
+		     total, (m2 - m1) / 1e6, total * iv / NSEC_PER_MSEC,
+		     (total * iv + late_bound()) / 1e6);
+	else
+		info(&r, "expiration %lld read %.1f ms after arming (CLOCK_MONOTONIC)",
+		     total, (m2 - m1) / 1e6);
+out:
+	set_clock(ctx, SEC(PHC_BASE_S));
+	close(fd);
+	report(ctx, NULL, &r);
+}
+
 /* ---- checks: removal of the clock ---- */
 
 struct far_sleeper {
@@ -2172,6 +2902,141 @@ static bool removal_setup(const struct ctx *ctx, struct res *r, int *ids,
 	return true;
 }
 
+/**
+ * struct tfd_removal - timerfds on the clock while it is removed
+ * @abs:	armed TFD_TIMER_ABSTIME FAR_AHEAD, a thread blocked reading it
+ * @rel:	armed relative 30 s, a thread blocked in poll() on it
+ * @idle:	never armed
+ * @reader:	the thread reading @abs ...
+ * @poller:	... and the one polling @rel
+ */
+struct tfd_removal {
+	int abs, rel, idle;
+	struct tfd_reader reader, poller;
+	pthread_t rt, pt;
+};
+
+/* Create and arm the timerfds of struct tfd_removal; false on a failure. */
+static bool tfd_removal_setup(const struct ctx *ctx, struct res *r,
+			      struct tfd_removal *tr)
+{
+	int err;
+
+	tr->abs = tfd_create(ctx->clk, TFD_CLOEXEC);
+	tr->rel = tfd_create(ctx->clk, TFD_CLOEXEC);
+	tr->idle = tfd_create(ctx->clk, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (tr->abs < 0 || tr->rel < 0 || tr->idle < 0) {
+		fail(r, "timerfd_create: %s", errname(-(tr->abs < 0 ? tr->abs :
+			tr->rel < 0 ? tr->rel : tr->idle)));
+		return false;
+	}
+	err = tfd_set(tr->abs, TFD_TIMER_ABSTIME, dev_ns(ctx) + FAR_AHEAD, 0);
+	if (!err)
+		err = tfd_set(tr->rel, 0, SEC(30), 0);
+	if (err) {
+		fail(r, "timerfd_settime: %s", errname(-err));
+		return false;
+	}
+	tr->reader = (struct tfd_reader){ .fd = tr->abs };
+	tr->poller = (struct tfd_reader){ .fd = tr->rel, .poll = true };
+	return tfd_reader_start(r, &tr->reader, &tr->rt) &&
+	       tfd_reader_start(r, &tr->poller, &tr->pt);
+}
+
+/* A read of timerfd @fd in a thread: its result, or 1 when it blocks 1 s. */
+static long long tfd_read_bounded(int fd)
+{
+	struct tfd_reader rd = { .fd = fd };
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, tfd_reader, &rd))
+		return -EAGAIN;
+	if (!join_within(t, SEC(1))) {
+		pthread_detach(t);
+		return 1;
+	}
+	return rd.ret;
+}
+
+/*
+ * After the removal: the blocked read returns ENODEV and the blocked poll
+ * POLLERR|POLLHUP, within PROMPT_NS; every read gives ENODEV, poll
+ * POLLERR|POLLHUP, timerfd_settime and timerfd_gettime ENODEV, and a new
+ * timerfd_create on the clock ENODEV.
+ */
+static void tfd_removal_judge(struct ctx *ctx, struct tfd_removal *tr,
+			      s64 removed)
+{
+	struct res woken = { 0 }, rd = { 0 }, pl = { 0 }, set = { 0 };
+	struct res fresh = { 0 };
+	const struct { const char *what; int fd; } fds[] = {
+		{ "absolute", tr->abs }, { "relative", tr->rel },
+		{ "never armed", tr->idle },
+	};
+	long long n;
+	s64 value = 0, iv = 0;
+	short ev;
+	size_t i;
+	int err;
+
+	if (!join_within(tr->rt, SEC(2)))
+		fail(&woken, "read: still blocked 2 s after the removal");
+	else if (tr->reader.ret != -ENODEV)
+		fail(&woken, "read: %lld%s%s, want ENODEV", tr->reader.ret,
+		     tr->reader.ret < 0 ? " " : "",
+		     tr->reader.ret < 0 ? errname(-tr->reader.ret) : "");
+	else if (tr->reader.mono - removed > PROMPT_NS + stall_ns())
+		fail(&woken, "read returned %.1f ms after the removal",
+		     (tr->reader.mono - removed) / 1e6);
+	else
+		info(&woken, "read returned %.1f ms after the remove command exited",
+		     (tr->reader.mono - removed) / 1e6);
+	if (!join_within(tr->pt, SEC(2)))
+		fail(&woken, "poll: still blocked 2 s after the removal");
+	else if (tr->poller.ret < 0 ||
+		 (tr->poller.ret & (POLLERR | POLLHUP)) != (POLLERR | POLLHUP))
+		fail(&woken, "poll: revents %#llx, want POLLERR|POLLHUP",
+		     tr->poller.ret);
+	else if (tr->poller.mono - removed > PROMPT_NS + stall_ns())
+		fail(&woken, "poll returned %.1f ms after the removal",
+		     (tr->poller.mono - removed) / 1e6);
+	else
+		info(&woken, "poll returned %.1f ms after the remove command exited",
+		     (tr->poller.mono - removed) / 1e6);
+
+	for (i = 0; i < ARRAY_SIZE(fds); i++) {
+		ev = tfd_events(fds[i].fd);
+		if ((ev & (POLLERR | POLLHUP)) != (POLLERR | POLLHUP))
+			fail(&pl, "%s: revents %#x", fds[i].what, ev);
+		n = tfd_read_bounded(fds[i].fd);
+		if (n != -ENODEV)
+			fail(&rd, "%s: %s", fds[i].what, n == 1 ?
+			     "blocks" : n < 0 ? errname(-n) : "a count");
+		err = tfd_set(fds[i].fd, 0, MS(10), 0);
+		if (err != -ENODEV)
+			fail(&set, "%s: timerfd_settime: %s", fds[i].what,
+			     err ? errname(-err) : "0");
+		err = tfd_get(fds[i].fd, &value, &iv);
+		if (err != -ENODEV)
+			fail(&set, "%s: timerfd_gettime: %s", fds[i].what,
+			     err ? errname(-err) : "0");
+	}
+	err = tfd_create(ctx->clk, TFD_CLOEXEC);
+	if (err >= 0)
+		close(err);
+	want_errno(&fresh, "timerfd_create", err < 0 ? err : 0, ENODEV);
+	for (i = 0; i < ARRAY_SIZE(fds); i++)
+		close(fds[i].fd);
+
+	report(ctx, "timerfd: a blocked read returns ENODEV, a blocked poll POLLERR|POLLHUP, within 100 ms",
+	       &woken);
+	report(ctx, "timerfd: read returns ENODEV", &rd);
+	report(ctx, "timerfd: poll reports POLLERR|POLLHUP", &pl);
+	report(ctx, "timerfd: timerfd_settime and timerfd_gettime return ENODEV",
+	       &set);
+	report(ctx, "timerfd: a new timerfd_create gets ENODEV", &fresh);
+}
+
 /*
  * Remove the clock (REMOVE_CMD) under armed timers and a sleeping thread:
  * the sleep ends with ENODEV at once, timer_settime() and timer_gettime()
@@ -2183,12 +3048,14 @@ static void check_removal(struct ctx *ctx, const struct check *c)
 	struct res quiet = { 0 }, del = { 0 }, fresh = { 0 };
 	struct far_sleeper s = { .ctx = ctx, .tid = -1 };
 	int ids[ARRAY_SIZE(removal_timers)], err, id;
+	struct tfd_removal tr;
 	struct timespec ts = { 0, 0 };
 	s64 removed, value, iv;
 	pthread_t t;
 	size_t i;
 
-	removed = removal_setup(ctx, &setup, ids, &s, &t) ?
+	removed = removal_setup(ctx, &setup, ids, &s, &t) &&
+		  tfd_removal_setup(ctx, &setup, &tr) ?
 		  run_remove(ctx, &setup) : -1;
 	if (removed < 0) {
 		report(ctx, "setup and remove command", &setup);
@@ -2238,7 +3105,7 @@ static void check_removal(struct ctx *ctx, const struct check *c)
 	report(ctx, "no timer fires after the removal", &quiet);
 	report(ctx, "timer_delete returns 0", &del);
 	report(ctx, "a new timer or sleep gets ENODEV", &fresh);
-	skip(ctx, "timerfd", "timerfd on dynamic clocks is not implemented yet");
+	tfd_removal_judge(ctx, &tr, removed);
 }
 
 /* ---- the core's expiry log ---- */
@@ -2414,6 +3281,40 @@ static const struct check checks[] = {
 	  check_sleep_fd, M_RUNNING, PIN_CLOSE },
 	{ "clock_nanosleep: another thread dup2s over the fd, the sleep goes on",
 	  check_sleep_fd, M_RUNNING, PIN_DUP2 },
+	{ "timerfd: relative one-shot 100 ms: a blocking read returns 1, not early",
+	  check_tfd_one_shot, ANY_CLOCK, REL },
+	{ "timerfd: TFD_TIMER_ABSTIME one-shot 100 ms ahead: a blocking read returns 1, not early",
+	  check_tfd_one_shot, ANY_CLOCK, ABS },
+	{ "timerfd: relative periodic 20 ms: read counts the expirations, not early",
+	  check_tfd_periodic, ANY_CLOCK, REL },
+	{ "timerfd: TFD_TIMER_ABSTIME periodic 20 ms: read counts the expirations, not early",
+	  check_tfd_periodic, ANY_CLOCK, ABS },
+	{ "timerfd: periodic 10 ms unread for 200 ms: read counts the overruns",
+	  check_tfd_overrun, ANY_CLOCK },
+	{ "timerfd: poll and epoll report EPOLLIN on expiry, not early",
+	  check_tfd_poll, ANY_CLOCK },
+	{ "timerfd: timerfd_gettime: remaining time and interval in device time",
+	  check_tfd_gettime, ANY_CLOCK },
+	{ "timerfd: close the clock fd after timerfd_create: the timerfd still works",
+	  check_tfd_pin, M_RUNNING, PIN_CLOSE },
+	{ "timerfd: dup2 over the clock fd after timerfd_create: the timerfd still works",
+	  check_tfd_pin, M_RUNNING, PIN_DUP2 },
+	{ "timerfd: timerfd_create on a pipe fd or a closed fd: EINVAL",
+	  check_tfd_bad_fd, ALWAYS },
+	{ "timerfd: TFD_TIMER_CANCEL_ON_SET: clock_settime gives ECANCELED, a blocked read woken",
+	  check_tfd_cancel, M_RUNNING, 0 },
+	{ "timerfd: TFD_TIMER_CANCEL_ON_SET: ADJ_SETOFFSET gives ECANCELED, a blocked read woken",
+	  check_tfd_cancel, M_RUNNING, 1 },
+	{ "timerfd: step: clock_settime past an absolute timerfd 10 s ahead fires it promptly",
+	  check_tfd_step_past, M_RUNNING, 0, 20 },
+	{ "timerfd: step: a relative timerfd ignores a step of +5 s",
+	  check_tfd_step_rel, M_RUNNING, 5, 15 },
+	{ "timerfd: step: a relative timerfd with TFD_TIMER_CANCEL_ON_SET ignores a step of -5 s",
+	  check_tfd_step_rel, M_RUNNING, -5, 15 },
+	{ "timerfd: step: a relative periodic timerfd ignores a step of +5 s after its first expiry",
+	  check_tfd_step_rel_periodic, M_RUNNING, 5, 15 },
+	{ "timerfd: step: a relative periodic timerfd ignores a step of -5 s after its first expiry",
+	  check_tfd_step_rel_periodic, M_RUNNING, -5, 15 },
 	{ "never early: debugfs expiries, DECIDED >= EXPIRES on every line",
 	  check_audit, M_RUNNING | M_STALLED },
 	{ "removal", check_removal, M_RUNNING, 0, 20, true },
@@ -2555,11 +3456,12 @@ static void usage(FILE *f)
 		"usage: fdclock-timers [--name LABEL] [--only TEXT] [--stalled] DEVICE\n"
 		"                      [-- REMOVE_CMD [ARG...]]\n"
 		"       fdclock-timers [--name LABEL] [--only TEXT] --monotonic\n"
-		"Checks POSIX timers and clock_nanosleep() on the dynamic clock of DEVICE\n"
-		"(a /dev/ptpN that runs; with --stalled, one that does not advance).\n"
-		"REMOVE_CMD must unregister the clock: the last check removes it under\n"
-		"armed timers.  --monotonic runs the checks that need no device on\n"
-		"CLOCK_MONOTONIC.  --only runs the checks whose name holds TEXT.\n");
+		"Checks POSIX timers, timerfd and clock_nanosleep() on the dynamic clock of\n"
+		"DEVICE (a /dev/ptpN that runs; with --stalled, one that does not\n"
+		"advance).  REMOVE_CMD must unregister the clock: the last check removes\n"
+		"it under armed timers and timerfds.  --monotonic runs the checks that\n"
+		"need no device on CLOCK_MONOTONIC.  --only runs the checks whose name\n"
+		"holds TEXT.\n");
 }
 
 /* Return: 0, 1 after --help, -1 on bad usage. */
