@@ -93,11 +93,17 @@ struct clockdev_expiry {
  * @running:     The timer whose callback runs.
  * @ref_dev:     Device time of the last read (ns) ...
  * @ref_boot:    ... and the boot time it was read at.
+ * @rate_dev:    Device time of the read the rate is measured from ...
+ * @rate_boot:   ... and its boot time.
  * @rate:        Device ns per boot ns, 32.32 fixed point, from two reads.
  * @backoff:     Delay between reads of a clock that does not advance.
  * @ref_valid:   @ref_dev and @ref_boot hold a read.
  * @stalled:     The clock did not advance between the last two reads.
- * @stepped:     The clock was stepped since the last read.
+ * @stepped:     The clock was stepped by an unknown amount since the last
+ *               read.
+ * @step_event:  A step is to be reported to cancel-on-step timers.
+ * @step_seq:    Counts steps, so that a read racing with one is dropped.
+ * @stepping:    Steps under way: the worker does not read meanwhile.
  * @shutdown:    The clock is gone: nothing can be armed any more.
  * @log:         The last CLOCKDEV_EXPIRY_LOG expiry decisions ...
  * @log_next:    ... and where the next one goes.
@@ -113,12 +119,17 @@ struct clockdev_timer_base {
 	struct clockdev_timer *running;
 	u64 ref_dev;
 	ktime_t ref_boot;
+	u64 rate_dev;
+	ktime_t rate_boot;
 	u64 rate;
 	u64 backoff;
 	bool ref_valid;
 	bool stalled;
 	bool stepped;
+	bool step_event;
 	bool shutdown;
+	unsigned int step_seq;
+	unsigned int stepping;
 	struct clockdev_expiry log[CLOCKDEV_EXPIRY_LOG];
 	unsigned int log_next;
 	u64 reads;

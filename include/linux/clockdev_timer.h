@@ -42,7 +42,7 @@ enum clockdev_timer_event {
  * @anchor:   List node of a relative timer waiting for its first read.
  * @cd:       The clock.  Whoever arms the timer holds a reference to it.
  * @function: Expiry callback (see clockdev_timer_init()).
- * @delay:    Delay of a relative timer, in device ns, until anchored.
+ * @delay:    Delay of a relative timer, in device ns, as armed.
  * @relative: Armed relative: steps of the clock do not move its expiry.
  * @cancel_on_step: Disarm the timer and report it when the clock is stepped.
  * @state:    enum clockdev_timer_state, under the clock's timer lock.
@@ -68,6 +68,7 @@ void clockdev_timer_init(struct clockdev_timer *t, struct clock_device *cd,
 			 void (*function)(struct clockdev_timer *t, u64 now,
 					  enum clockdev_timer_event ev));
 int clockdev_timer_start(struct clockdev_timer *t, u64 expires, bool absolute);
+int clockdev_timer_restart(struct clockdev_timer *t, u64 expires);
 void clockdev_timer_requeue(struct clockdev_timer *t, u64 expires);
 int clockdev_timer_try_to_cancel(struct clockdev_timer *t);
 void clockdev_timer_wait_running(struct clockdev_timer *t);
@@ -90,6 +91,11 @@ clockdev_timer_init(struct clockdev_timer *t, struct clock_device *cd,
 
 static inline int clockdev_timer_start(struct clockdev_timer *t, u64 expires,
 				       bool absolute)
+{
+	return -ENODEV;
+}
+
+static inline int clockdev_timer_restart(struct clockdev_timer *t, u64 expires)
 {
 	return -ENODEV;
 }

@@ -14,5 +14,8 @@ struct clock_device *clockdev_get_by_serial(u32 serial);
 
 void clockdev_timers_init(struct clock_device *cd);
 void clockdev_timers_shutdown(struct clock_device *cd);
+void clockdev_timers_step_begin(struct clock_device *cd);
+void clockdev_timers_step_end(struct clock_device *cd, bool stepped, bool set,
+			      s64 value, ktime_t before, u64 old);
 
 #endif /* _KERNEL_CLOCKDEV_CLOCKDEV_H */

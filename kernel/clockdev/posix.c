@@ -157,10 +157,32 @@ static int clockdev_clock_gettime(const clockid_t id, struct timespec64 *ts)
 	return err;
 }
 
+/*
+ * Read the clock just before it is set, so that the step, and with it the
+ * move of relative timers, is known to the time the read takes.  Returns
+ * the clock's time at *before, or U64_MAX.
+ */
+static u64 clockdev_read_before_step(struct clock_device *cd, ktime_t *before)
+{
+	struct timespec64 ts;
+	ktime_t read;
+
+	if (!cd->ops->clock_gettime || cd->ops->clock_gettime(cd, &ts)) {
+		*before = ktime_get_boottime();
+		return U64_MAX;
+	}
+	read = ktime_get_boottime();
+	*before = ktime_get_boottime();
+
+	return timespec64_to_ns(&ts) + ktime_to_ns(ktime_sub(*before, read));
+}
+
 static int clockdev_clock_settime(const clockid_t id,
 				  const struct timespec64 *ts)
 {
 	struct clockdev_call call;
+	ktime_t before;
+	u64 old;
 	int err;
 
 	if (!timespec64_valid_strict(ts))
@@ -170,19 +192,33 @@ static int clockdev_clock_settime(const clockid_t id,
 	if (err)
 		return err;
 
-	if (!clockdev_call_writable(&call))
+	if (!clockdev_call_writable(&call)) {
 		err = -EACCES;
-	else if (call.cd->ops->clock_settime)
-		err = call.cd->ops->clock_settime(call.cd, ts);
-	else
+	} else if (!call.cd->ops->clock_settime) {
 		err = -EOPNOTSUPP;
-	/* Armed timers follow the step. */
-	if (!err)
-		clock_device_time_changed(call.cd);
+	} else {
+		/* Armed timers follow the step: measure it. */
+		old = clockdev_read_before_step(call.cd, &before);
+		clockdev_timers_step_begin(call.cd);
+		err = call.cd->ops->clock_settime(call.cd, ts);
+		clockdev_timers_step_end(call.cd, !err, true,
+					 timespec64_to_ns(ts), before, old);
+	}
 
 	clockdev_call_end(&call);
 
 	return err;
+}
+
+/* The offset of an ADJ_SETOFFSET request, in ns. */
+static s64 clockdev_offset_ns(const struct __kernel_timex *tx)
+{
+	s64 frac = tx->time.tv_usec;
+
+	if (!(tx->modes & ADJ_NANO))
+		frac *= NSEC_PER_USEC;
+
+	return tx->time.tv_sec * NSEC_PER_SEC + frac;
 }
 
 static int clockdev_clock_adjtime(const clockid_t id,
@@ -196,15 +232,23 @@ static int clockdev_clock_adjtime(const clockid_t id,
 		return err;
 
 	/* Reading the state (modes == 0) needs no write access. */
-	if (tx->modes && !clockdev_call_writable(&call))
+	if (tx->modes && !clockdev_call_writable(&call)) {
 		err = -EACCES;
-	else if (call.cd->ops->clock_adjtime)
-		err = call.cd->ops->clock_adjtime(call.cd, tx);
-	else
+	} else if (!call.cd->ops->clock_adjtime) {
 		err = -EOPNOTSUPP;
-	/* A step moves armed timers; a new frequency needs a new rate. */
-	if (!err && tx->modes)
-		clock_device_time_changed(call.cd);
+	} else if (tx->modes & ADJ_SETOFFSET) {
+		/* Armed timers follow the step. */
+		clockdev_timers_step_begin(call.cd);
+		err = call.cd->ops->clock_adjtime(call.cd, tx);
+		clockdev_timers_step_end(call.cd, !err, false,
+					 clockdev_offset_ns(tx), 0, U64_MAX);
+	} else {
+		/*
+		 * A new frequency needs nothing: the core re-reads the
+		 * clock before each expiry and measures its rate.
+		 */
+		err = call.cd->ops->clock_adjtime(call.cd, tx);
+	}
 
 	clockdev_call_end(&call);
 
@@ -243,7 +287,9 @@ static void clockdev_itimer_fn(struct clockdev_timer *t, u64 now,
 	struct k_itimer *timr = cd_to_itimer(t);
 	unsigned long flags;
 
-	if (ev != CLOCKDEV_TIMER_EXPIRED)
+	/* SIGEV_NONE timers are queued only so that steps move them. */
+	if (ev != CLOCKDEV_TIMER_EXPIRED ||
+	    timr->it_sigev_notify == SIGEV_NONE)
 		return;
 
 	spin_lock_irqsave(&timr->it_lock, flags);
@@ -325,16 +371,6 @@ static int clockdev_timer_set(struct k_itimer *timr, int flags,
 		return 0;
 
 	expires = timespec64_to_ns(&new->it_value);
-	if (timr->it_sigev_notify == SIGEV_NONE) {
-		/* Never queued: keep the expiry for timer_gettime(). */
-		u64 now;
-
-		t->relative = !absolute;
-		clockdev_timer_remaining(t, &now);
-		t->node.expires = absolute ? expires : now + expires;
-		timr->it_active = 1;
-		return 0;
-	}
 	if (clockdev_timer_start(t, expires, absolute))
 		return -ENODEV;
 	timr->it_active = 1;
@@ -349,7 +385,7 @@ static void clockdev_timer_rearm(struct k_itimer *timr)
 
 	clockdev_timer_remaining(t, &now);
 	timr->it_overrun += clockdev_itimer_forward(timr, now);
-	clockdev_timer_start(t, t->node.expires, true);
+	clockdev_timer_restart(t, t->node.expires);
 }
 
 static int clockdev_timer_del(struct k_itimer *timr)
@@ -428,6 +464,8 @@ static int clockdev_do_nsleep(struct clock_device *cd, u64 expires,
 	}
 	__set_current_state(TASK_RUNNING);
 
+	/* Taken while armed: never 0 before the clock reached the end. */
+	rem = clockdev_timer_remaining(&s.timer, &now);
 	/* s lives on this stack: its callback must be over. */
 	clockdev_timer_cancel(&s.timer);
 
@@ -435,10 +473,9 @@ static int clockdev_do_nsleep(struct clock_device *cd, u64 expires,
 		return 0;
 	if (READ_ONCE(s.gone))
 		return -ENODEV;
-
-	rem = clockdev_timer_remaining(&s.timer, &now);
 	if (rem <= 0)
 		return 0;
+
 	restart->nanosleep.clockid = cd->serial;
 	restart->nanosleep.expires = now + rem;
 	set_restart_fn(restart, clockdev_nsleep_restart);

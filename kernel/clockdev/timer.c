@@ -18,8 +18,10 @@
  * A clock that does not advance between two reads gets no prediction:
  * the worker backs off, doubling its delay up to CLOCKDEV_TIMER_MAX_BACKOFF.
  *
- * Relative timers wait for the worker to anchor them: their expiry is the
- * first read after arming plus the delay, so they are never early either.
+ * A relative timer armed soon after a read (CLOCKDEV_ANCHOR_MAX_AGE) starts
+ * from the prediction, which runs ahead of the clock, plus a margin for a
+ * rate error of 2000 ppm since that read; otherwise it waits for the worker
+ * to anchor it on the next read.  Either way it is never early.
  * When the clock is stepped (clock_settime, clock_adjtime, or a driver's
  * clock_device_time_changed()), the worker re-reads it at once: absolute
  * timers whose expiry was passed fire, and relative ones are moved by the
@@ -41,11 +43,20 @@
 
 /* Below this, predictions are not shortened. */
 #define CLOCKDEV_TIMER_SLACK_NS		(2 * NSEC_PER_MSEC)
+/*
+ * A relative timer armed within this long after a read is anchored on the
+ * prediction, which runs ahead of the clock (never early); later ones wait
+ * for a new read.
+ */
+#define CLOCKDEV_ANCHOR_MAX_AGE		(100 * NSEC_PER_MSEC)
 /* Re-check delays of a clock that does not advance. */
 #define CLOCKDEV_TIMER_MIN_BACKOFF	(1 * NSEC_PER_MSEC)
 #define CLOCKDEV_TIMER_MAX_BACKOFF	(1 * NSEC_PER_SEC)
-/* A rate needs boot time between the two reads; 1 is 1 << 32. */
-#define CLOCKDEV_RATE_MIN_SPAN		(500 * NSEC_PER_USEC)
+/*
+ * A rate is measured over at least this much boot time, so that the jitter
+ * of reads (microseconds) costs little; 1 is 1 << 32.
+ */
+#define CLOCKDEV_RATE_MIN_SPAN		(200 * NSEC_PER_MSEC)
 #define CLOCKDEV_RATE_ONE		BIT_ULL(32)
 
 static struct workqueue_struct *clockdev_wq;
@@ -74,8 +85,13 @@ static void clockdev_timer_enqueue(struct clockdev_timer_base *base,
 	t->state = CLOCKDEV_TIMER_QUEUED;
 }
 
-/* Program the hrtimer for the next look at the clock.  Holds base->lock. */
-static void clockdev_timer_program(struct clockdev_timer_base *base)
+/*
+ * Program the hrtimer for the next look at the clock.  @read is true right
+ * after a read of @dev_read, which then tells how long to wait at least for
+ * a timer the prediction says is due.  Holds base->lock.
+ */
+static void clockdev_timer_program(struct clockdev_timer_base *base,
+				   bool read, u64 dev_read)
 {
 	struct timerqueue_node *next;
 	ktime_t now;
@@ -98,7 +114,9 @@ static void clockdev_timer_program(struct clockdev_timer_base *base)
 	} else {
 		dev_now = clockdev_predict(base, now);
 		if (next->expires <= dev_now) {
-			delay = 0;
+			/* Not due at the read: wait at least for that. */
+			delay = read && next->expires > dev_read ?
+				clockdev_boot_delay(base, next->expires - dev_read) : 0;
 		} else {
 			delay = clockdev_boot_delay(base, next->expires - dev_now);
 			if (delay > CLOCKDEV_TIMER_SLACK_NS)
@@ -129,46 +147,49 @@ static void clockdev_timer_record(struct clockdev_timer_base *base,
 	e->decided = dev_now;
 }
 
-/* New read: update the mapping and the stall state.  Holds base->lock. */
+static void clockdev_timers_shift_relative(struct clockdev_timer_base *base,
+					   s64 step);
+
+/*
+ * New read: update the mapping, the rate and the stall state.  The
+ * mapping always starts from the latest read; the rate is measured over
+ * at least CLOCKDEV_RATE_MIN_SPAN of boot time.  Holds base->lock.
+ */
 static void clockdev_timer_update_ref(struct clockdev_timer_base *base,
 				      u64 dev_now, ktime_t boot, bool stepped)
 {
-	s64 span = ktime_to_ns(ktime_sub(boot, base->ref_boot));
-	struct clockdev_timer *t;
-	struct rb_node *rb;
-	s64 step = 0;
+	s64 span = ktime_to_ns(ktime_sub(boot, base->rate_boot));
 
-	if (base->ref_valid && stepped) {
+	if (base->ref_valid && stepped)
 		/* Relative timers ignore steps: move them with the clock. */
-		step = dev_now - clockdev_predict(base, boot);
-		for (rb = rb_first_cached(&base->queue.rb_root); rb;
-		     rb = rb_next(rb)) {
-			t = rb_entry(rb, struct clockdev_timer, node.node);
-			if (t->relative)
-				t->node.expires += step;
+		clockdev_timers_shift_relative(base,
+					       dev_now - clockdev_predict(base, boot));
+	if (!base->ref_valid || stepped) {
+		base->rate_dev = dev_now;
+		base->rate_boot = boot;
+	} else {
+		/* A clock that did not move since the last read: back off. */
+		if (dev_now <= base->ref_dev) {
+			base->stalled = true;
+			base->backoff = min_t(u64, base->backoff * 2,
+					      CLOCKDEV_TIMER_MAX_BACKOFF);
+		} else if (base->stalled) {
+			base->stalled = false;
+			base->backoff = CLOCKDEV_TIMER_MIN_BACKOFF;
 		}
-		/* Keys changed by the same amount: the order holds. */
-	} else if (base->ref_valid && span >= CLOCKDEV_RATE_MIN_SPAN) {
-		if (dev_now > base->ref_dev) {
-			u64 rate = mul_u64_u64_div_u64(dev_now - base->ref_dev,
+		if (!base->stalled && span >= CLOCKDEV_RATE_MIN_SPAN) {
+			u64 rate = mul_u64_u64_div_u64(dev_now - base->rate_dev,
 						       CLOCKDEV_RATE_ONE, span);
 
 			base->rate = clamp_t(u64, rate, CLOCKDEV_RATE_ONE / 2,
 					     CLOCKDEV_RATE_ONE * 2);
-			base->stalled = false;
-			base->backoff = CLOCKDEV_TIMER_MIN_BACKOFF;
-		} else {
-			base->stalled = true;
-			base->backoff = min_t(u64, base->backoff * 2,
-					      CLOCKDEV_TIMER_MAX_BACKOFF);
+			base->rate_dev = dev_now;
+			base->rate_boot = boot;
 		}
 	}
-	if (!base->ref_valid || stepped || span >= CLOCKDEV_RATE_MIN_SPAN ||
-	    base->stalled) {
-		base->ref_dev = dev_now;
-		base->ref_boot = boot;
-		base->ref_valid = true;
-	}
+	base->ref_dev = dev_now;
+	base->ref_boot = boot;
+	base->ref_valid = true;
 }
 
 /*
@@ -209,35 +230,55 @@ static void clockdev_timer_work(struct work_struct *work)
 	struct timerqueue_node *node;
 	struct clockdev_timer *t, *tmp;
 	struct timespec64 ts;
-	ktime_t b0, b1;
+	bool stepped, step_event;
+	unsigned int seq;
 	u64 dev_now;
-	bool stepped;
 	int err, idx;
+	ktime_t b0;
+
+	spin_lock_irq(&base->lock);
+	seq = base->step_seq;
+	/* A step is under way: its end queues this work again. */
+	if (base->stepping) {
+		spin_unlock_irq(&base->lock);
+		return;
+	}
+	spin_unlock_irq(&base->lock);
 
 	if (clockdev_enter(cd, &idx))
 		return;
 	b0 = ktime_get_boottime();
 	err = cd->ops->clock_gettime(cd, &ts);
-	b1 = ktime_get_boottime();
 	clockdev_exit(cd, idx);
 
 	spin_lock_irq(&base->lock);
 	base->reads++;
+	if (seq != base->step_seq) {
+		/* Stepped while we read: the read may predate the step. */
+		queue_work(clockdev_wq, &base->work);
+		spin_unlock_irq(&base->lock);
+		return;
+	}
 	if (err) {
 		/* Treat a failing read like a clock that does not advance. */
 		base->stalled = true;
 		base->backoff = min_t(u64, base->backoff * 2,
 				      CLOCKDEV_TIMER_MAX_BACKOFF);
-		clockdev_timer_program(base);
+		clockdev_timer_program(base, false, 0);
 		spin_unlock_irq(&base->lock);
 		return;
 	}
 	dev_now = timespec64_to_ns(&ts);
 	stepped = base->stepped;
 	base->stepped = false;
-	clockdev_timer_update_ref(base, dev_now,
-				  ktime_add_ns(b0, ktime_to_ns(ktime_sub(b1, b0)) / 2),
-				  stepped);
+	step_event = stepped || base->step_event;
+	base->step_event = false;
+	/*
+	 * The read happened at b0 or later: mapping from b0 predicts the
+	 * clock at or ahead of its real time, so timer_gettime() never
+	 * reports more than is left.
+	 */
+	clockdev_timer_update_ref(base, dev_now, b0, stepped);
 
 	list_for_each_entry_safe(t, tmp, &base->unanchored, anchor) {
 		list_del_init(&t->anchor);
@@ -248,9 +289,11 @@ static void clockdev_timer_work(struct work_struct *work)
 
 	spin_lock(&base->expiry_lock);
 	spin_lock_irq(&base->lock);
-	if (stepped)
+	if (step_event)
 		clockdev_timer_cancel_stepped(base, dev_now);
-	while ((node = timerqueue_getnext(&base->queue)) &&
+	/* A step while the lock was dropped makes @dev_now stale: stop. */
+	while (seq == base->step_seq &&
+	       (node = timerqueue_getnext(&base->queue)) &&
 	       node->expires <= dev_now) {
 		t = container_of(node, struct clockdev_timer, node);
 		timerqueue_del(&base->queue, node);
@@ -266,7 +309,10 @@ static void clockdev_timer_work(struct work_struct *work)
 		if (t->state == CLOCKDEV_TIMER_RUNNING)
 			t->state = CLOCKDEV_TIMER_IDLE;
 	}
-	clockdev_timer_program(base);
+	if (seq == base->step_seq)
+		clockdev_timer_program(base, true, dev_now);
+	else if (!base->stepping && !base->shutdown)
+		queue_work(clockdev_wq, &base->work);
 	spin_unlock_irq(&base->lock);
 	spin_unlock(&base->expiry_lock);
 }
@@ -307,6 +353,7 @@ int clockdev_timer_start(struct clockdev_timer *t, u64 expires, bool absolute)
 {
 	struct clockdev_timer_base *base = &t->cd->timers;
 	unsigned long flags;
+	ktime_t now;
 	int ret = 0;
 
 	spin_lock_irqsave(&base->lock, flags);
@@ -318,20 +365,60 @@ int clockdev_timer_start(struct clockdev_timer *t, u64 expires, bool absolute)
 			 t->state == CLOCKDEV_TIMER_UNANCHORED))
 		goto out_unlock;
 	t->relative = !absolute;
+	t->delay = expires;
+	now = ktime_get_boottime();
 	if (absolute) {
 		t->node.expires = expires;
 		clockdev_timer_enqueue(base, t);
+	} else if (base->ref_valid && !base->stalled && !base->stepped &&
+		   !base->stepping &&
+		   ktime_sub(now, base->ref_boot) < CLOCKDEV_ANCHOR_MAX_AGE) {
+		/* Margin: a rate error up to 2000 ppm since the read. */
+		t->node.expires = clockdev_predict(base, now) + expires +
+				  ktime_to_ns(ktime_sub(now, base->ref_boot)) / 512;
+		clockdev_timer_enqueue(base, t);
 	} else {
-		t->delay = expires;
 		list_add_tail(&t->anchor, &base->unanchored);
 		t->state = CLOCKDEV_TIMER_UNANCHORED;
 	}
-	clockdev_timer_program(base);
+	clockdev_timer_program(base, false, 0);
 out_unlock:
 	spin_unlock_irqrestore(&base->lock, flags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(clockdev_timer_start);
+
+/**
+ * clockdev_timer_restart() - re-arm an expired periodic timer
+ * @t:       A timer that is not armed.
+ * @expires: Next expiry, device time (ns).
+ *
+ * Unlike clockdev_timer_start(), keeps whether the timer was armed
+ * relative: a relative periodic timer keeps ignoring steps.
+ *
+ * Context: any; does not read the clock.
+ * Return: 0, or -ENODEV when the clock has been removed.
+ */
+int clockdev_timer_restart(struct clockdev_timer *t, u64 expires)
+{
+	struct clockdev_timer_base *base = &t->cd->timers;
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&base->lock, flags);
+	if (base->shutdown) {
+		ret = -ENODEV;
+	} else if (!WARN_ON_ONCE(t->state == CLOCKDEV_TIMER_QUEUED ||
+				 t->state == CLOCKDEV_TIMER_UNANCHORED)) {
+		t->node.expires = expires;
+		clockdev_timer_enqueue(base, t);
+		clockdev_timer_program(base, false, 0);
+	}
+	spin_unlock_irqrestore(&base->lock, flags);
+
+	return ret;
+}
+EXPORT_SYMBOL_GPL(clockdev_timer_restart);
 
 /**
  * clockdev_timer_requeue() - re-arm a timer from its expiry callback
@@ -422,8 +509,10 @@ EXPORT_SYMBOL_GPL(clockdev_timer_cancel);
  * @now: Set to the predicted device time now.
  *
  * Context: any; uses the prediction, does not read the clock.
- * Return: the remaining time in ns (may be <= 0 when due), or the delay of
- * a relative timer not anchored yet.
+ * Return: the remaining time in ns, or the delay of a relative timer not
+ * anchored yet.  At least 1 while the timer is armed: the prediction may
+ * run ahead of the clock, and only a read of the clock expires a timer.
+ * May be <= 0 for a timer that is not armed.
  */
 s64 clockdev_timer_remaining(struct clockdev_timer *t, u64 *now)
 {
@@ -437,6 +526,13 @@ s64 clockdev_timer_remaining(struct clockdev_timer *t, u64 *now)
 		rem = t->delay;
 	else
 		rem = (s64)(t->node.expires - *now);
+	/* Never more than was armed (the anchoring margin). */
+	if (t->relative && rem > (s64)t->delay)
+		rem = t->delay;
+	/* The prediction runs ahead: only a read expires a timer. */
+	if (rem < 1 && (t->state == CLOCKDEV_TIMER_QUEUED ||
+			t->state == CLOCKDEV_TIMER_UNANCHORED))
+		rem = 1;
 	spin_unlock_irqrestore(&base->lock, flags);
 
 	return rem;
@@ -461,11 +557,95 @@ void clock_device_time_changed(struct clock_device *cd)
 
 	spin_lock_irqsave(&base->lock, flags);
 	base->stepped = true;
+	base->step_seq++;
 	if (!base->shutdown)
 		queue_work(clockdev_wq, &base->work);
 	spin_unlock_irqrestore(&base->lock, flags);
 }
 EXPORT_SYMBOL_GPL(clock_device_time_changed);
+
+/* Move relative timers by @step.  Holds base->lock. */
+static void clockdev_timers_shift_relative(struct clockdev_timer_base *base,
+					   s64 step)
+{
+	struct clockdev_timer *t;
+	struct rb_node *rb;
+
+	for (rb = rb_first_cached(&base->queue.rb_root); rb; rb = rb_next(rb)) {
+		t = rb_entry(rb, struct clockdev_timer, node.node);
+		if (t->relative)
+			t->node.expires += step;
+	}
+}
+
+/**
+ * clockdev_timers_step_begin() - a step of a clock is about to happen
+ * @cd: The clock.
+ *
+ * Until the matching clockdev_timers_step_end(), the worker does not read
+ * the clock, and a read that overlaps the step is dropped: the step is
+ * then accounted for exactly once, by clockdev_timers_step_end().
+ */
+void clockdev_timers_step_begin(struct clock_device *cd)
+{
+	struct clockdev_timer_base *base = &cd->timers;
+	unsigned long flags;
+
+	spin_lock_irqsave(&base->lock, flags);
+	base->stepping++;
+	base->step_seq++;
+	spin_unlock_irqrestore(&base->lock, flags);
+}
+
+/**
+ * clockdev_timers_step_end() - a step of a clock is over
+ * @cd:      The clock.
+ * @stepped: Whether the clock was stepped (the driver's call succeeded).
+ * @set:     The clock was set to @value (else moved by @value).
+ * @value:   The time set, or the offset added, in ns.
+ * @before:  Boot time before the clock was set.
+ * @old:     The clock's time at @before, when known (a read just before
+ *           the step); else U64_MAX and the core's prediction is used.
+ *
+ * For clock_settime() and clock_adjtime(ADJ_SETOFFSET) through the
+ * clockid: the new time is known, so timer_gettime() is right at once and
+ * relative timers keep their remaining time exactly.  The worker then
+ * reads the clock and expires or reprograms.
+ */
+void clockdev_timers_step_end(struct clock_device *cd, bool stepped, bool set,
+			      s64 value, ktime_t before, u64 old)
+{
+	struct clockdev_timer_base *base = &cd->timers;
+	unsigned long flags;
+	s64 step;
+
+	spin_lock_irqsave(&base->lock, flags);
+	base->stepping--;
+	base->step_seq++;
+	if (!stepped) {
+		/* Nothing happened; only let the worker run again. */
+	} else if (base->ref_valid) {
+		if (old == U64_MAX)
+			old = clockdev_predict(base, before);
+		step = set ? value - (s64)old : value;
+		clockdev_timers_shift_relative(base, step);
+		if (set) {
+			base->ref_dev = value;
+			base->ref_boot = before;
+		} else {
+			base->ref_dev += value;
+		}
+		base->rate_dev = base->ref_dev;
+		base->rate_boot = base->ref_boot;
+	} else {
+		base->stepped = true;
+	}
+	if (stepped)
+		base->step_event = true;
+	if (!base->shutdown)
+		queue_work(clockdev_wq, &base->work);
+	spin_unlock_irqrestore(&base->lock, flags);
+}
 
 void clockdev_timers_init(struct clock_device *cd)
 {
