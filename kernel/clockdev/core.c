@@ -251,22 +251,20 @@ static int clockdev_expiries_show(struct seq_file *s, void *unused)
 {
 	struct clock_device *cd = s->private;
 	struct clockdev_timer_base *base = &cd->timers;
-	struct clockdev_expiry log[CLOCKDEV_EXPIRY_LOG];
 	unsigned int i, next;
 
-	spin_lock_irq(&base->lock);
-	memcpy(log, base->log, sizeof(log));
-	next = base->log_next;
-	spin_unlock_irq(&base->lock);
-
 	/* Oldest first: "expiry decided late_ns", all device time. */
+	spin_lock_irq(&base->lock);
+	next = base->log_next;
 	for (i = next > CLOCKDEV_EXPIRY_LOG ? next - CLOCKDEV_EXPIRY_LOG : 0;
 	     i < next; i++) {
-		struct clockdev_expiry *e = &log[i % CLOCKDEV_EXPIRY_LOG];
+		struct clockdev_expiry *e = &base->log[i % CLOCKDEV_EXPIRY_LOG];
 
 		seq_printf(s, "%llu %llu %lld\n", e->expires, e->decided,
 			   (s64)(e->decided - e->expires));
 	}
+	spin_unlock_irq(&base->lock);
+
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(clockdev_expiries);
