@@ -15,7 +15,7 @@ help:
 	@echo "  make series          build out/patches from series/ and checkpatch it"
 	@echo "  make kernels         build the patched, mainline and debug kernels"
 	@echo "  make kernel-KIND     build one kernel (patched|mainline|debug|rt|mainline-debug)"
-	@echo "  make check           build, check the series, run tests/ptp on patched and mainline"
+	@echo "  make check           build, check the series, run tests/ptp on patched, mainline, debug"
 	@echo "  make soak            the long tests (tests/ptp/soak: phc.sh, rtctest, suspend, ...)"
 	@echo "  make demo            boot the patched kernel and show its clocks"
 	@echo "  make bench-read      clock_gettime cost on a PHC fd clock, mainline vs patched (TCG)"

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # check.sh: the body of 'make check'.  Builds what is needed, checks the
 # series, and runs in parallel guests: tests/ptp on the patched and the
-# mainline kernel, and the PCIe hot-unplug test (scripts/hotplug.sh) on
-# both.  Prints TAP.  A test that fails on the patched kernel counts as a
-# failure unless it fails on mainline too (a pre-existing failure, listed by
-# name).  Ends with "N passed, N failed[, N skipped]".
+# mainline kernel, the same minus the timing tests on the debug kernel
+# (KASAN, lockdep, kmemleak: any report fails its guest), and the PCIe
+# hot-unplug test (scripts/hotplug.sh) on all three.  Prints TAP.  A test
+# that fails on the patched or debug kernel counts as a failure unless it
+# fails on mainline too (a pre-existing failure, listed by name).  Ends with
+# "N passed, N failed[, N skipped]".
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -21,7 +23,7 @@ else
 fi
 count_tap "$res/series.tap" "series: "
 
-kernels=(patched mainline)
+kernels=(patched mainline debug)
 for k in "${kernels[@]}"; do
 	"$top/scripts/build-kernel.sh" "$k"
 	"$top/scripts/initramfs.sh" "$k"
