@@ -15,6 +15,7 @@
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
+#include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/srcu.h>
 #include <linux/time64.h>
@@ -90,6 +91,8 @@ struct clockdev_expiry {
  * @hrtimer:     CLOCK_BOOTTIME timer: when to read the clock next.
  * @work:        Reads the clock and expires timers, in process context.
  * @expiry_lock: Held while expiry callbacks run.
+ * @step_mutex:  Taken by the worker around a read and its consequences,
+ *               and across known steps: the two never overlap.
  * @running:     The timer whose callback runs.
  * @ref_dev:     Device time of the last read (ns) ...
  * @ref_boot:    ... and the boot time it was read at.
@@ -116,6 +119,7 @@ struct clockdev_timer_base {
 	struct hrtimer hrtimer;
 	struct work_struct work;
 	spinlock_t expiry_lock;	/* held while callbacks run */
+	struct mutex step_mutex;
 	struct clockdev_timer *running;
 	u64 ref_dev;
 	ktime_t ref_boot;

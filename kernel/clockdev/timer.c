@@ -236,17 +236,13 @@ static void clockdev_timer_work(struct work_struct *work)
 	int err, idx;
 	ktime_t b0;
 
-	spin_lock_irq(&base->lock);
-	seq = base->step_seq;
-	/* A step is under way: its end queues this work again. */
-	if (base->stepping) {
-		spin_unlock_irq(&base->lock);
-		return;
-	}
-	spin_unlock_irq(&base->lock);
-
 	if (clockdev_enter(cd, &idx))
 		return;
+	/* Known steps wait for this read and what follows from it. */
+	mutex_lock(&base->step_mutex);
+	spin_lock_irq(&base->lock);
+	seq = base->step_seq;
+	spin_unlock_irq(&base->lock);
 	b0 = ktime_get_boottime();
 	err = cd->ops->clock_gettime(cd, &ts);
 	clockdev_exit(cd, idx);
@@ -254,9 +250,10 @@ static void clockdev_timer_work(struct work_struct *work)
 	spin_lock_irq(&base->lock);
 	base->reads++;
 	if (seq != base->step_seq) {
-		/* Stepped while we read: the read may predate the step. */
+		/* A driver's step while we read: the read may predate it. */
 		queue_work(clockdev_wq, &base->work);
 		spin_unlock_irq(&base->lock);
+		mutex_unlock(&base->step_mutex);
 		return;
 	}
 	if (err) {
@@ -266,6 +263,7 @@ static void clockdev_timer_work(struct work_struct *work)
 				      CLOCKDEV_TIMER_MAX_BACKOFF);
 		clockdev_timer_program(base, false, 0);
 		spin_unlock_irq(&base->lock);
+		mutex_unlock(&base->step_mutex);
 		return;
 	}
 	dev_now = timespec64_to_ns(&ts);
@@ -311,10 +309,11 @@ static void clockdev_timer_work(struct work_struct *work)
 	}
 	if (seq == base->step_seq)
 		clockdev_timer_program(base, true, dev_now);
-	else if (!base->stepping && !base->shutdown)
+	else if (!base->shutdown)
 		queue_work(clockdev_wq, &base->work);
 	spin_unlock_irq(&base->lock);
 	spin_unlock(&base->expiry_lock);
+	mutex_unlock(&base->step_mutex);
 }
 
 /**
@@ -583,14 +582,18 @@ static void clockdev_timers_shift_relative(struct clockdev_timer_base *base,
  * @cd: The clock.
  *
  * Until the matching clockdev_timers_step_end(), the worker does not read
- * the clock, and a read that overlaps the step is dropped: the step is
- * then accounted for exactly once, by clockdev_timers_step_end().
+ * the clock: the step is accounted for exactly once, by
+ * clockdev_timers_step_end(), and a stream of steps cannot starve expiry
+ * (reads and steps take turns on a mutex).
+ *
+ * Context: process context, inside the clock's read section; sleeps.
  */
 void clockdev_timers_step_begin(struct clock_device *cd)
 {
 	struct clockdev_timer_base *base = &cd->timers;
 	unsigned long flags;
 
+	mutex_lock(&base->step_mutex);
 	spin_lock_irqsave(&base->lock, flags);
 	base->stepping++;
 	base->step_seq++;
@@ -645,6 +648,7 @@ void clockdev_timers_step_end(struct clock_device *cd, bool stepped, bool set,
 	if (!base->shutdown)
 		queue_work(clockdev_wq, &base->work);
 	spin_unlock_irqrestore(&base->lock, flags);
+	mutex_unlock(&base->step_mutex);
 }
 
 void clockdev_timers_init(struct clock_device *cd)
@@ -653,6 +657,7 @@ void clockdev_timers_init(struct clock_device *cd)
 
 	spin_lock_init(&base->lock);
 	spin_lock_init(&base->expiry_lock);
+	mutex_init(&base->step_mutex);
 	timerqueue_init_head(&base->queue);
 	INIT_LIST_HEAD(&base->unanchored);
 	hrtimer_init(&base->hrtimer, CLOCK_BOOTTIME, HRTIMER_MODE_ABS);
