@@ -15,6 +15,7 @@ help:
 	@echo "  make series          build out/patches from series/ and checkpatch it"
 	@echo "  make kernels         build the patched, mainline and debug kernels"
 	@echo "  make kernel-KIND     build one kernel (patched|mainline|debug|rt|mainline-debug)"
+	@echo "  make initramfs-KIND  rebuild one kernel's initramfs (selftests, tests/ptp/src programs)"
 	@echo "  make check           build, check the series, run tests/ptp on patched, mainline, debug"
 	@echo "  make soak            the long tests (tests/ptp/soak: phc.sh, rtctest, suspend, ...)"
 	@echo "  make demo            boot the patched kernel and show its clocks"
@@ -42,6 +43,9 @@ kernel-mainline kernel-mainline-debug: kernel-%: tree
 kernel-patched kernel-debug kernel-rt: kernel-%: tree
 	@$(S)/series.sh
 	@$(S)/build-kernel.sh $*
+	@$(S)/initramfs.sh $*
+
+initramfs-%:
 	@$(S)/initramfs.sh $*
 
 check: tree
