@@ -6,7 +6,7 @@
 S := scripts
 export CACHE OUT
 
-.PHONY: help deps tree series kernels kernel-% initramfs-% check demo bench-read bench-timers soak clean
+.PHONY: help deps tree series check-each kernels kernel-% initramfs-% check demo bench-read bench-timers soak clean
 
 help:
 	@echo "clockdev targets:"
@@ -17,6 +17,7 @@ help:
 	@echo "  make kernel-KIND     build one kernel (patched|mainline|debug|rt|mainline-debug)"
 	@echo "  make initramfs-KIND  rebuild one kernel's initramfs (selftests, tests/ptp/src programs)"
 	@echo "  make check           build, check the series, run tests/ptp on patched, mainline, debug"
+	@echo "  make check-each      build every patch of the series in turn (slow: a full build first)"
 	@echo "  make soak            the long tests (tests/ptp/soak: phc.sh, rtctest, suspend, ...)"
 	@echo "  make demo            boot the patched kernel and show its clocks"
 	@echo "  make bench-read      clock_gettime cost on a PHC fd clock, mainline vs patched (TCG)"
@@ -47,6 +48,9 @@ kernel-patched kernel-debug kernel-rt: kernel-%: tree
 
 initramfs-%:
 	@$(S)/initramfs.sh $*
+
+check-each: series kernel-patched
+	@$(S)/check-each-patch.sh
 
 check: tree
 	@$(S)/check.sh
