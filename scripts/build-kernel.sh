@@ -21,8 +21,7 @@ need_cmd flex flex
 need_cmd bison bison
 need_cmd bc bc
 
-obj=$BUILD/$kind
-mkdir -p "$obj"
+obj=$(build_dir "$src" "$kind")
 # One build per directory at a time: two makes in one O= corrupt it.
 exec 9>"$obj/.lock"
 flock 9

@@ -2,20 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # check-each-patch.sh: build every step of the series (base..clockdev) with
 # the patched kernel's configuration, one after the other in a worktree of
-# its own ($CACHE/each, built in $BUILD/each), and print TAP: a series must
+# its own ($CACHE/each, built in $BUILD/each -> $CACHE/each/.build-each), and print TAP: a series must
 # build at every patch, not only at its end.  Incremental from one step to
 # the next; the first run is a full build.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 work=$CACHE/each
-obj=$BUILD/each
 cfg=$BUILD/patched/.config
 [ -f "$cfg" ] || die "no patched configuration: run 'make kernel-patched' first"
 git -C "$TREE" rev-parse -q --verify clockdev >/dev/null || die "no series: run 'make series'"
 [ -e "$work/.git" ] || { rm -rf "$work"; git -C "$TREE" worktree prune;
 	git -C "$TREE" worktree add -q --detach "$work" base; }
-mkdir -p "$obj"
+obj=$(build_dir "$work" each)
 exec 9>"$obj/.lock"
 flock 9
 

@@ -25,9 +25,12 @@ count_tap "$res/series.tap" "series: "
 
 kernels=(patched mainline debug)
 for k in "${kernels[@]}"; do
+	t0=$SECONDS
 	"$top/scripts/build-kernel.sh" "$k"
 	"$top/scripts/initramfs.sh" "$k"
+	echo "# $k: kernel and initramfs ready in $((SECONDS - t0)) s"
 done
+t0=$SECONDS
 for k in "${kernels[@]}"; do
 	count_tap "$BUILD/$k/test-programs.tap" "$k: "
 done
@@ -40,4 +43,5 @@ for k in "${kernels[@]}"; do
 		--timeout 600 --console-log "$res/$k-hotplug.console"
 done
 wait_guests
+echo "# guests done in $((SECONDS - t0)) s"
 report_guests "${kernels[@]}"

@@ -19,3 +19,22 @@ need_cmd() {
 	command -v "$1" >/dev/null 2>&1 ||
 		die "'$1' not found: run 'make deps' (Debian package $2)"
 }
+
+# build_dir SRC NAME: make $BUILD/NAME the kernel build directory for the
+# source tree SRC and print its path.  The objects really live in
+# SRC/.build-NAME, a direct subdirectory of the source tree: kbuild then
+# names sources by the relative path "../" instead of the tree's absolute
+# path, so the mainline and the patched builds (different trees, same
+# relative paths) share ccache entries and a cold patched build after the
+# mainline one recompiles only what the series and its options change.
+build_dir() {
+	local src=$1 name=$2 real=$1/.build-$2 link=$BUILD/$2
+	mkdir -p "$real" "$BUILD"
+	grep -qxF '/.build-*/' "$TREE/.git/info/exclude" 2>/dev/null ||
+		echo '/.build-*/' >> "$TREE/.git/info/exclude"
+	if [ ! -L "$link" ] || [ "$(readlink "$link")" != "$real" ]; then
+		rm -rf "$link"
+		ln -s "$real" "$link"
+	fi
+	echo "$link"
+}
