@@ -45,6 +45,22 @@ struct clock_device_context;
  * @poll:          Optional character device poll; 0 when missing.
  * @ioctl:         Optional character device ioctl (also used for compat
  *                 ioctls); -ENOTTY when missing.
+ * @timer_alarm:   Optional: the clock has an alarm of its own (an RTC), which
+ *                 then drives the clock's timers instead of the core's
+ *                 boot-time hrtimer.  Program it for device time @expires
+ *                 (ns), or cancel it when @expires is U64_MAX.  The driver
+ *                 may program an earlier time than asked when its hardware
+ *                 cannot reach that far; when the alarm fires, it calls
+ *                 clock_device_alarm_fired() and the core reads the clock.
+ *                 Called by the core's worker only, one call at a time.  The
+ *                 driver cancels its alarm after clock_device_unregister().
+ * @timer_tick:    With @timer_alarm: the unit of the clock's reads, in ns
+ *                 (NSEC_PER_SEC for an RTC).  A relative timer expires once
+ *                 the clock advanced by its delay rounded up to the tick,
+ *                 plus one tick, since a read cannot tell how far into the
+ *                 current tick the clock is: never before the delay passed.
+ * @timer_wakes:   Timers on this clock wake the system from suspend: creating
+ *                 one needs CAP_WAKE_ALARM, as for CLOCK_BOOTTIME_ALARM.
  *
  * Every operation except @release is called inside the clock's read-side
  * section (see struct clock_device): never after clock_device_unregister()
@@ -68,6 +84,10 @@ struct clock_device_operations {
 			 poll_table *wait);
 	long (*ioctl)(struct clock_device_context *ctx, unsigned int cmd,
 		      unsigned long arg);
+
+	int (*timer_alarm)(struct clock_device *cd, u64 expires);
+	u64 timer_tick;
+	bool timer_wakes;
 };
 
 #define CLOCKDEV_EXPIRY_LOG	64
@@ -100,8 +120,13 @@ struct clockdev_expiry {
  * @rate_boot:   ... and its boot time.
  * @rate:        Device ns per boot ns, 32.32 fixed point, from two reads.
  * @backoff:     Delay between reads of a clock that does not advance.
+ * @alarm_next:  With ops->timer_alarm: the expiry the worker wants the
+ *               driver's alarm programmed for (U64_MAX: none) ...
+ * @alarm_armed: ... and what it was last programmed for.
  * @ref_valid:   @ref_dev and @ref_boot hold a read.
  * @stalled:     The clock did not advance between the last two reads.
+ * @resumed:     The system resumed since the last read: the boot time
+ *               spent suspended must not enter the rate.
  * @stepped:     The clock was stepped by an unknown amount since the last
  *               read.
  * @step_event:  A step is to be reported to cancel-on-step timers.
@@ -127,8 +152,11 @@ struct clockdev_timer_base {
 	ktime_t rate_boot;
 	u64 rate;
 	u64 backoff;
+	u64 alarm_next;
+	u64 alarm_armed;
 	bool ref_valid;
 	bool stalled;
+	bool resumed;
 	bool stepped;
 	bool step_event;
 	bool shutdown;
@@ -210,6 +238,8 @@ int clock_device_init(struct clock_device *cd,
 int clock_device_register(struct clock_device *cd);
 void clock_device_unregister(struct clock_device *cd);
 void clock_device_time_changed(struct clock_device *cd);
+void clock_device_alarm_fired(struct clock_device *cd);
+bool clock_device_next_timer(struct clock_device *cd, u64 *expires);
 
 /**
  * clock_device_alive() - whether a clock is still registered

@@ -11,6 +11,7 @@ int clockdev_enter(struct clock_device *cd, int *idx);
 void clockdev_exit(struct clock_device *cd, int idx);
 struct clock_device *clockdev_from_file(struct file *fp);
 struct clock_device *clockdev_get_by_serial(u32 serial);
+void clockdev_for_each(void (*fn)(struct clock_device *cd));
 
 void clockdev_timers_init(struct clock_device *cd);
 void clockdev_timers_shutdown(struct clock_device *cd);

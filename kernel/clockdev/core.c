@@ -222,6 +222,21 @@ struct clock_device *clockdev_get_by_serial(u32 serial)
 	return cd;
 }
 
+/*
+ * clockdev_for_each() - call @fn for every registered clock
+ * @fn: Called under the registry's spinlock: must not sleep.
+ */
+void clockdev_for_each(void (*fn)(struct clock_device *cd))
+{
+	struct clock_device *cd;
+	unsigned long serial;
+
+	xa_lock(&clockdev_clocks);
+	xa_for_each(&clockdev_clocks, serial, cd)
+		fn(cd);
+	xa_unlock(&clockdev_clocks);
+}
+
 static void clockdev_put_work(struct work_struct *work)
 {
 	struct clock_device *cd =

@@ -12,6 +12,7 @@
  *  - operation not offered by the driver		-EOPNOTSUPP
  *  - otherwise the driver's result.
  */
+#include <linux/capability.h>
 #include <linux/clockdev.h>
 #include <linux/file.h>
 #include <linux/math64.h>
@@ -76,7 +77,8 @@ static bool clockdev_call_writable(struct clockdev_call *call)
  * Return: the clock, with a reference dropped by clockdev_put() (or
  * clockdev_put_deferred() in atomic context); ERR_PTR(-EINVAL) when @id
  * does not name an open clock device, -ENODEV when the clock was removed,
- * -EOPNOTSUPP when it cannot be read.
+ * -EOPNOTSUPP when it cannot be read, -EPERM when its timers wake the system
+ * and the caller lacks CAP_WAKE_ALARM.
  */
 struct clock_device *clockdev_get_by_clockid(const clockid_t id)
 {
@@ -88,10 +90,12 @@ struct clock_device *clockdev_get_by_clockid(const clockid_t id)
 	if (err)
 		return ERR_PTR(err);
 	cd = call.cd;
-	if (cd->ops->clock_gettime)
-		get_device(&cd->dev);
-	else
+	if (!cd->ops->clock_gettime)
 		cd = ERR_PTR(-EOPNOTSUPP);
+	else if (cd->ops->timer_wakes && !capable(CAP_WAKE_ALARM))
+		cd = ERR_PTR(-EPERM);
+	else
+		get_device(&cd->dev);
 	clockdev_call_end(&call);
 
 	return cd;

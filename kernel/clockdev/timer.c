@@ -27,6 +27,20 @@
  * timers whose expiry was passed fire, and relative ones are moved by the
  * step, so that they are not affected by it.
  *
+ * A clock with an alarm of its own (ops->timer_alarm, an RTC) is looked at
+ * when that alarm fires instead: the worker programs the alarm for the
+ * earliest timer after each read, and the driver reports the alarm with
+ * clock_device_alarm_fired().  The clock's reads are whole ticks
+ * (ops->timer_tick), so its mapping is not used to predict expiry, only
+ * to report remaining time, and its rate is taken as one.
+ *
+ * Suspend: boot time runs on in suspend, and a clock may stop (a PHC that
+ * loses power, a clock counting CLOCK_MONOTONIC_RAW) or not (an RTC).
+ * Between the start of a suspend and the end of the resume, reads do not
+ * measure the rate; after resume every clock with timers is read again at
+ * once, so its mapping is right again and timers that came due while the
+ * system slept fire; the rate is then measured afresh from that read.
+ *
  * Locking: base->lock (irq-safe) protects the queue, the timers' state and
  * the mapping.  base->expiry_lock is held by the worker while it runs
  * expiry callbacks, so clockdev_timer_wait_running() can wait for them.
@@ -37,6 +51,7 @@
 #include <linux/clockdev.h>
 #include <linux/math64.h>
 #include <linux/sched.h>
+#include <linux/suspend.h>
 #include <linux/workqueue.h>
 
 #include "clockdev.h"
@@ -60,6 +75,30 @@
 #define CLOCKDEV_RATE_ONE		BIT_ULL(32)
 
 static struct workqueue_struct *clockdev_wq;
+/* A suspend or hibernation is under way: reads do not measure the rate. */
+static bool clockdev_pm_transition;
+
+static struct clock_device *base_to_cd(struct clockdev_timer_base *base)
+{
+	return container_of(base, struct clock_device, timers);
+}
+
+/* Whether the clock's own alarm drives its timers. */
+static bool clockdev_has_alarm(struct clockdev_timer_base *base)
+{
+	return base_to_cd(base)->ops->timer_alarm;
+}
+
+/* Device time from a read to the expiry of a relative timer of @delay. */
+static u64 clockdev_anchor_delay(struct clockdev_timer_base *base, u64 delay)
+{
+	u64 tick = base_to_cd(base)->ops->timer_tick;
+
+	if (!clockdev_has_alarm(base) || tick <= 1)
+		return delay;
+	/* The read is up to a tick behind the clock: add one. */
+	return div64_u64(delay + tick - 1, tick) * tick + tick;
+}
 
 /* Device time predicted for boot time @boot.  Caller holds base->lock. */
 static u64 clockdev_predict(struct clockdev_timer_base *base, ktime_t boot)
@@ -100,6 +139,16 @@ static void clockdev_timer_program(struct clockdev_timer_base *base,
 	lockdep_assert_held(&base->lock);
 	if (base->shutdown)
 		return;
+	if (clockdev_has_alarm(base)) {
+		/* The worker programs the alarm after a read. */
+		if (read) {
+			next = timerqueue_getnext(&base->queue);
+			base->alarm_next = next ? next->expires : U64_MAX;
+		} else {
+			queue_work(clockdev_wq, &base->work);
+		}
+		return;
+	}
 	if (!list_empty(&base->unanchored) || !base->ref_valid) {
 		queue_work(clockdev_wq, &base->work);
 		return;
@@ -164,7 +213,11 @@ static void clockdev_timer_update_ref(struct clockdev_timer_base *base,
 		/* Relative timers ignore steps: move them with the clock. */
 		clockdev_timers_shift_relative(base,
 					       dev_now - clockdev_predict(base, boot));
-	if (!base->ref_valid || stepped) {
+	if (clockdev_has_alarm(base)) {
+		/* Reads are whole ticks: no rate, and equal reads are normal. */
+		base->stalled = false;
+	} else if (!base->ref_valid || stepped || base->resumed ||
+		   READ_ONCE(clockdev_pm_transition)) {
 		base->rate_dev = dev_now;
 		base->rate_boot = boot;
 	} else {
@@ -190,6 +243,7 @@ static void clockdev_timer_update_ref(struct clockdev_timer_base *base,
 	base->ref_dev = dev_now;
 	base->ref_boot = boot;
 	base->ref_valid = true;
+	base->resumed = false;
 }
 
 /*
@@ -219,6 +273,36 @@ restart:
 		if (t->state == CLOCKDEV_TIMER_RUNNING)
 			t->state = CLOCKDEV_TIMER_IDLE;
 		goto restart;
+	}
+}
+
+/*
+ * Program the driver's alarm for the earliest timer, if that changed.  An
+ * alarm that cannot be set is replaced by polling, backing off.  Called by
+ * the worker, holding base->step_mutex.
+ */
+static void clockdev_timer_set_alarm(struct clock_device *cd,
+				     struct clockdev_timer_base *base)
+{
+	u64 next;
+	int err, idx;
+
+	spin_lock_irq(&base->lock);
+	next = base->alarm_next;
+	spin_unlock_irq(&base->lock);
+	if (next == base->alarm_armed || clockdev_enter(cd, &idx))
+		return;
+	err = cd->ops->timer_alarm(cd, next);
+	clockdev_exit(cd, idx);
+	base->alarm_armed = err ? U64_MAX : next;
+	if (err && next != U64_MAX) {
+		spin_lock_irq(&base->lock);
+		if (!base->shutdown)
+			hrtimer_start(&base->hrtimer,
+				      ktime_add_ns(ktime_get_boottime(),
+						   base->backoff),
+				      HRTIMER_MODE_ABS);
+		spin_unlock_irq(&base->lock);
 	}
 }
 
@@ -257,11 +341,20 @@ static void clockdev_timer_work(struct work_struct *work)
 		return;
 	}
 	if (err) {
-		/* Treat a failing read like a clock that does not advance. */
+		/*
+		 * Treat a failing read like a clock that does not advance:
+		 * try again later, backing off, even with relative timers
+		 * waiting for a read or with an alarm of its own.
+		 */
 		base->stalled = true;
 		base->backoff = min_t(u64, base->backoff * 2,
 				      CLOCKDEV_TIMER_MAX_BACKOFF);
-		clockdev_timer_program(base, false, 0);
+		if (!base->shutdown && (timerqueue_getnext(&base->queue) ||
+					!list_empty(&base->unanchored)))
+			hrtimer_start(&base->hrtimer,
+				      ktime_add_ns(ktime_get_boottime(),
+						   base->backoff),
+				      HRTIMER_MODE_ABS);
 		spin_unlock_irq(&base->lock);
 		mutex_unlock(&base->step_mutex);
 		return;
@@ -280,7 +373,7 @@ static void clockdev_timer_work(struct work_struct *work)
 
 	list_for_each_entry_safe(t, tmp, &base->unanchored, anchor) {
 		list_del_init(&t->anchor);
-		t->node.expires = dev_now + t->delay;
+		t->node.expires = dev_now + clockdev_anchor_delay(base, t->delay);
 		clockdev_timer_enqueue(base, t);
 	}
 	spin_unlock_irq(&base->lock);
@@ -313,6 +406,8 @@ static void clockdev_timer_work(struct work_struct *work)
 		queue_work(clockdev_wq, &base->work);
 	spin_unlock_irq(&base->lock);
 	spin_unlock(&base->expiry_lock);
+	if (clockdev_has_alarm(base))
+		clockdev_timer_set_alarm(cd, base);
 	mutex_unlock(&base->step_mutex);
 }
 
@@ -369,7 +464,8 @@ int clockdev_timer_start(struct clockdev_timer *t, u64 expires, bool absolute)
 	if (absolute) {
 		t->node.expires = expires;
 		clockdev_timer_enqueue(base, t);
-	} else if (base->ref_valid && !base->stalled && !base->stepped &&
+	} else if (!clockdev_has_alarm(base) &&
+		   base->ref_valid && !base->stalled && !base->stepped &&
 		   !base->stepping &&
 		   ktime_sub(now, base->ref_boot) < CLOCKDEV_ANCHOR_MAX_AGE) {
 		/* Margin: a rate error up to 2000 ppm since the read. */
@@ -521,6 +617,9 @@ s64 clockdev_timer_remaining(struct clockdev_timer *t, u64 *now)
 
 	spin_lock_irqsave(&base->lock, flags);
 	*now = clockdev_predict(base, ktime_get_boottime());
+	/* Whole-tick reads lag the clock by up to a tick. */
+	if (clockdev_has_alarm(base))
+		*now += base_to_cd(base)->ops->timer_tick;
 	if (t->state == CLOCKDEV_TIMER_UNANCHORED)
 		rem = t->delay;
 	else
@@ -545,7 +644,8 @@ EXPORT_SYMBOL_GPL(clockdev_timer_remaining);
  * For drivers whose clock changes outside clock_settime() and
  * clock_adjtime() (a hardware reset, an RTC set through its own ioctl).
  * Armed absolute timers are re-evaluated at once; relative ones keep their
- * remaining time.
+ * remaining time.  A driver may call it from its clock_settime or
+ * clock_adjtime operation too: that step is accounted for once.
  *
  * Context: any.
  */
@@ -555,13 +655,72 @@ void clock_device_time_changed(struct clock_device *cd)
 	unsigned long flags;
 
 	spin_lock_irqsave(&base->lock, flags);
-	base->stepped = true;
-	base->step_seq++;
+	/*
+	 * During clock_settime() or clock_adjtime() (the driver's own step
+	 * reporting itself), clockdev_timers_step_end() accounts for it.
+	 */
+	if (!base->stepping) {
+		base->stepped = true;
+		base->step_seq++;
+		if (!base->shutdown)
+			queue_work(clockdev_wq, &base->work);
+	}
+	spin_unlock_irqrestore(&base->lock, flags);
+}
+EXPORT_SYMBOL_GPL(clock_device_time_changed);
+
+/**
+ * clock_device_alarm_fired() - a clock's own alarm fired
+ * @cd: The clock, whose ops->timer_alarm programmed the alarm.
+ *
+ * The core reads the clock and expires what is due.
+ *
+ * Context: any.
+ */
+void clock_device_alarm_fired(struct clock_device *cd)
+{
+	struct clockdev_timer_base *base = &cd->timers;
+	unsigned long flags;
+
+	spin_lock_irqsave(&base->lock, flags);
 	if (!base->shutdown)
 		queue_work(clockdev_wq, &base->work);
 	spin_unlock_irqrestore(&base->lock, flags);
 }
-EXPORT_SYMBOL_GPL(clock_device_time_changed);
+EXPORT_SYMBOL_GPL(clock_device_alarm_fired);
+
+/**
+ * clock_device_next_timer() - the earliest armed timer of a clock
+ * @cd:      The clock.
+ * @expires: Set to its expiry, device time (ns).
+ *
+ * For a driver's suspend callback, to refuse suspend with a timer about to
+ * fire.  Waits for the worker first, so that timers just armed are queued.
+ * A relative timer still waiting for a read counts as due at the last read.
+ *
+ * Context: process context; sleeps.
+ * Return: whether a timer is armed.
+ */
+bool clock_device_next_timer(struct clock_device *cd, u64 *expires)
+{
+	struct clockdev_timer_base *base = &cd->timers;
+	struct timerqueue_node *next;
+	bool armed = true;
+
+	flush_work(&base->work);
+	spin_lock_irq(&base->lock);
+	next = timerqueue_getnext(&base->queue);
+	if (!list_empty(&base->unanchored))
+		*expires = base->ref_dev;
+	else if (next)
+		*expires = next->expires;
+	else
+		armed = false;
+	spin_unlock_irq(&base->lock);
+
+	return armed;
+}
+EXPORT_SYMBOL_GPL(clock_device_next_timer);
 
 /* Move relative timers by @step.  Holds base->lock. */
 static void clockdev_timers_shift_relative(struct clockdev_timer_base *base,
@@ -665,6 +824,8 @@ void clockdev_timers_init(struct clock_device *cd)
 	INIT_WORK(&base->work, clockdev_timer_work);
 	base->rate = CLOCKDEV_RATE_ONE;
 	base->backoff = CLOCKDEV_TIMER_MIN_BACKOFF;
+	base->alarm_next = U64_MAX;
+	base->alarm_armed = U64_MAX;
 }
 
 /*
@@ -711,10 +872,49 @@ void clockdev_timers_shutdown(struct clock_device *cd)
 	spin_unlock(&base->expiry_lock);
 }
 
+/* After resume: read the clock again before trusting its mapping. */
+static void clockdev_timers_resumed(struct clock_device *cd)
+{
+	struct clockdev_timer_base *base = &cd->timers;
+	unsigned long flags;
+
+	spin_lock_irqsave(&base->lock, flags);
+	base->resumed = true;
+	if (!base->shutdown && (timerqueue_getnext(&base->queue) ||
+				!list_empty(&base->unanchored)))
+		queue_work(clockdev_wq, &base->work);
+	spin_unlock_irqrestore(&base->lock, flags);
+}
+
+static int clockdev_timers_pm_notify(struct notifier_block *nb,
+				     unsigned long action, void *unused)
+{
+	switch (action) {
+	case PM_SUSPEND_PREPARE:
+	case PM_HIBERNATION_PREPARE:
+		WRITE_ONCE(clockdev_pm_transition, true);
+		break;
+	case PM_POST_SUSPEND:
+	case PM_POST_HIBERNATION:
+	case PM_POST_RESTORE:
+		WRITE_ONCE(clockdev_pm_transition, false);
+		clockdev_for_each(clockdev_timers_resumed);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block clockdev_timers_pm_nb = {
+	.notifier_call = clockdev_timers_pm_notify,
+};
+
 static int __init clockdev_timers_init_wq(void)
 {
 	clockdev_wq = alloc_workqueue("clockdev", WQ_UNBOUND | WQ_HIGHPRI, 0);
+	if (!clockdev_wq)
+		return -ENOMEM;
+	register_pm_notifier(&clockdev_timers_pm_nb);
 
-	return clockdev_wq ? 0 : -ENOMEM;
+	return 0;
 }
 subsys_initcall(clockdev_timers_init_wq);
