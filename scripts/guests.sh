@@ -24,6 +24,31 @@ start_guest() {
 	  echo $? > "$res/$guest.rc" ) &
 }
 
+# run_guest GUEST KIND CMD...: start_guest, in the foreground.
+run_guest() {
+	local guest=$1 kind=$2
+	shift 2
+	echo "$guest $kind" >> "$res/guests"
+	"$@" > "$res/$guest.tap" 2> "$res/$guest.err"
+	echo $? > "$res/$guest.rc"
+}
+
+# qmp_guests KIND QEMU_RUN_OPTION...: in the background, one after the
+# other, the guests of scripts/hotplug.sh: hot-unplug and the first suspend
+# case, then one boot for each further case (QEMU sleeps once per boot).
+qmp_guests() {
+	local kind=$1 c cases="rebind"
+	shift
+	[ "$kind" = mainline ] || cases="rtcclock ptpsim rebind"
+	( set +e
+	  run_guest "$kind-hotplug" "$kind" "$top/scripts/hotplug.sh" "$kind" "$@" \
+		--console-log "$res/$kind-hotplug.console"
+	  for c in $cases; do
+		run_guest "$kind-suspend-$c" "$kind" "$top/scripts/hotplug.sh" "$kind" \
+			--suspend "$c" "$@" --console-log "$res/$kind-suspend-$c.console"
+	  done ) &
+}
+
 # wait_guests: wait for every guest started, and say how long they took.
 wait_guests() {
 	local start=$SECONDS

@@ -1,26 +1,36 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# hotplug.sh KIND [QEMU_RUN_OPTION...]: the PCIe hot-unplug test on kernel
-# KIND.  Boots KIND with a QMP socket and runs tests/ptp/hotplug.sh in it;
-# when the guest prints "<<<clockdev-ready ID>>>" (its readers hold the PHC
-# of device ID open), sends QMP device_del ID.  The guest's TAP goes to
-# stdout; the exit status is qemu/run's.  Options are passed to qemu/run
-# (e.g. --console-log FILE, --timeout SECONDS).
+# hotplug.sh KIND [--suspend CASE] [QEMU_RUN_OPTION...]: the tests that need
+# the host's hand, on kernel KIND.  Boots KIND with a QMP socket and runs
+# tests/ptp/hotplug.sh (PCIe hot-unplug) and tests/ptp/suspend.sh (suspend
+# to RAM, its first case) in it; with --suspend, only suspend.sh's CASE
+# (QEMU sleeps in S3 only once per boot: one case per boot).
+# When the guest prints "<<<clockdev-ready ID>>>" (its readers hold the PHC
+# of device ID open), sends QMP device_del ID.  A watchdog wakes a guest
+# that stays suspended WATCHDOG_S (default 30) seconds (scripts/qmp.sh).
+# The guest's TAP goes to stdout; the exit status is qemu/run's.  Options
+# are passed to qemu/run (e.g. --console-log FILE, --timeout SECONDS).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-kind=${1:?usage: hotplug.sh KIND [QEMU_RUN_OPTION...]}
+kind=${1:?usage: hotplug.sh KIND [--suspend CASE] [QEMU_RUN_OPTION...]}
 shift
+tests="/payload/hotplug.sh /payload/suspend.sh" case=alarm
+if [ "${1:-}" = --suspend ]; then
+	tests=/payload/suspend.sh case=${2:?--suspend CASE}
+	shift 2
+fi
 need_cmd socat socat
+. "$top/scripts/qmp.sh"
 qmp=$(mktemp -d /tmp/clockdev-qmp.XXXXXX)
-trap 'rm -rf "$qmp"' EXIT
 sock=$qmp/sock
+suspend_watchdog "${WATCHDOG_S:-30}" &
+wd=$!
+trap 'kill $wd 2>/dev/null; rm -rf "$qmp"' EXIT
 
 # qmp_device_del ID: unplug device ID; QMP's replies become TAP comments.
 qmp_device_del() {
-	printf '%s\n' '{"execute":"qmp_capabilities"}' \
-		"{\"execute\":\"device_del\",\"arguments\":{\"id\":\"$1\"}}" |
-		socat -t 5 - UNIX-CONNECT:"$sock" | sed 's/^/# qmp: /' ||
+	qmp device_del "{\"id\":\"$1\"}" | sed 's/^/# qmp: /' ||
 		echo "# qmp: device_del $1: socat failed"
 }
 
@@ -39,4 +49,5 @@ unplug_when_ready() {
 }
 
 "$top/qemu/run" --kernel "$kind" --qmp "$sock" "$@" --payload "$top/tests/ptp" \
-	-- sh /payload/run.sh "$kind" /payload/hotplug.sh | unplug_when_ready
+	-- sh -c "SUSPEND_CASE=$case exec sh /payload/run.sh $kind $tests" |
+	unplug_when_ready

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fdclock-suspend: a timer armed on a clock, then the system suspended.
+ *
+ * usage: fdclock-suspend --name LABEL (--clock DEVICE | --boottime-alarm)
+ *                        --in MS [--state STATE] [--wakealarm RTC:SEC]
+ *                        [--expect-error ERRNO] [--late-max MS] [--rtc RTC]
+ *
+ * Arms a relative timer of MS on the fd clock of DEVICE (or on
+ * CLOCK_BOOTTIME_ALARM), writes STATE (default "mem") to /sys/power/state,
+ * and once that write returns checks:
+ *  - the write succeeded (or failed with --expect-error's errno, e.g. EBUSY
+ *    when a wake timer is due too soon, then nothing else is checked);
+ *  - the system was suspended: /sys/power/suspend_stats/success went up,
+ *    and the RTC (RTC's since_epoch, default rtc0, whole seconds) advanced at least a
+ *    second more than CLOCK_MONOTONIC across the write.  The RTC is the
+ *    clock to trust here: in QEMU it follows the host's time through S3,
+ *    while the guest kernel's clocks stop and, after the first suspend,
+ *    it does not count the sleep into CLOCK_BOOTTIME either;
+ *  - it woke when the timer (or the wakealarm) was due, give or take a
+ *    second or two of RTC time: by the RTC alarm, as nothing else wakes the
+ *    guest that soon (the host's watchdog wakes it with QMP system_wakeup
+ *    after 30 s, and says so);
+ *  - the timer's signal came after resume, never early in the clock's time
+ *    (the clock read in the handler is at or past the expiry), and at most
+ *    --late-max MS (default 1500) after it.
+ * --wakealarm RTC:SEC also sets /sys/class/rtc/RTC/wakealarm SEC ahead, to
+ * wake a system whose timer does not (a PHC's).
+ *
+ * Prints "ok - suspend: LABEL: ..." or "not ok - ...".  Exit status 0 when
+ * all passed, 1 otherwise, 2 on bad usage.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CLOCKFD			3
+#define FD_TO_CLOCKID(fd)	((clockid_t)((~(unsigned int)(fd)) << 3 | CLOCKFD))
+#define __printf(a, b)		__attribute__((format(printf, a, b)))
+#define NSEC_PER_MSEC		1000000LL
+#define NSEC_PER_SEC		1000000000LL
+#define SIG_TIMER		(SIGRTMIN + 1)
+
+typedef long long s64;
+
+static const char *label = "?";
+static int failed;
+
+static __printf(2, 3) void report(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - suspend: %s: ", ok ? "ok" : "not ok", label);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	if (!ok)
+		failed++;
+}
+
+static s64 now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clk, &ts))
+		return -1;
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static long read_count(const char *path)
+{
+	char buf[32] = "";
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? atol(buf) : -1;
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, s, strlen(s)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+static int errno_of(const char *name)
+{
+	if (!strcmp(name, "EBUSY"))
+		return EBUSY;
+	if (!strcmp(name, "ENODEV"))
+		return ENODEV;
+	if (!strcmp(name, "EPERM"))
+		return EPERM;
+	return atoi(name);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "clock", required_argument, NULL, 'c' },
+		{ "boottime-alarm", no_argument, NULL, 'b' },
+		{ "in", required_argument, NULL, 'i' },
+		{ "state", required_argument, NULL, 's' },
+		{ "wakealarm", required_argument, NULL, 'w' },
+		{ "expect-error", required_argument, NULL, 'e' },
+		{ "late-max", required_argument, NULL, 'l' },
+		{ "rtc", required_argument, NULL, 'r' },
+		{ }
+	};
+	const char *dev = NULL, *state = "mem", *wakealarm = NULL, *rtc = "rtc0";
+	char since_epoch[96];
+	s64 in_ms = -1, late_max = 1500 * NSEC_PER_MSEC;
+	s64 dev0, expiry, b0, m0, b1, m1, slept, at, late;
+	struct sigevent sev = {
+		.sigev_notify = SIGEV_SIGNAL,
+		.sigev_signo = SIG_TIMER,
+	};
+	struct itimerspec its = { 0 };
+	struct timespec limit = { 20, 0 };
+	long ok0, ok1;
+	s64 due, r0, r1;
+	int opt, fd, err, expect = 0;
+	bool alarm_clock = false;
+	clockid_t clk;
+	siginfo_t si;
+	sigset_t set;
+	timer_t id;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n': label = optarg; break;
+		case 'c': dev = optarg; break;
+		case 'b': alarm_clock = true; break;
+		case 'i': in_ms = atoll(optarg); break;
+		case 's': state = optarg; break;
+		case 'w': wakealarm = optarg; break;
+		case 'e': expect = errno_of(optarg); break;
+		case 'l': late_max = atoll(optarg) * NSEC_PER_MSEC; break;
+		case 'r': rtc = optarg; break;
+		default: return 2;
+		}
+	}
+	if (in_ms < 0 || (!dev == !alarm_clock)) {
+		fprintf(stderr, "usage: see the top of fdclock-suspend.c\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	if (alarm_clock) {
+		clk = CLOCK_BOOTTIME_ALARM;
+	} else {
+		fd = open(dev, O_RDONLY);
+		if (fd < 0) {
+			report(false, "open %s (%s)", dev, strerror(errno));
+			return 1;
+		}
+		clk = FD_TO_CLOCKID(fd);
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIG_TIMER);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	if (timer_create(clk, &sev, &id)) {
+		report(false, "timer_create (%s)", strerror(errno));
+		return 1;
+	}
+	if (wakealarm) {
+		char path[128], val[32], *colon = strchr(wakealarm, ':');
+
+		if (!colon)
+			return 2;
+		snprintf(path, sizeof(path), "/sys/class/rtc/%.*s/wakealarm",
+			 (int)(colon - wakealarm), wakealarm);
+		write_file(path, "0");
+		snprintf(val, sizeof(val), "+%s", colon + 1);
+		err = write_file(path, val);
+		if (err) {
+			report(false, "set %s to %s (%s)", path, val, strerror(err));
+			return 1;
+		}
+	}
+	ok0 = read_count("/sys/power/suspend_stats/success");
+
+	dev0 = now_ns(clk);
+	its.it_value.tv_sec = in_ms / 1000;
+	its.it_value.tv_nsec = in_ms % 1000 * NSEC_PER_MSEC;
+	if (timer_settime(id, 0, &its, NULL)) {
+		report(false, "timer_settime (%s)", strerror(errno));
+		return 1;
+	}
+	expiry = dev0 + in_ms * NSEC_PER_MSEC;
+	/* When the system should wake, from now: the alarm or the timer. */
+	due = wakealarm ? atoll(strchr(wakealarm, ':') + 1) * 1000 : in_ms;
+	b0 = now_ns(CLOCK_BOOTTIME);
+	m0 = now_ns(CLOCK_MONOTONIC);
+	snprintf(since_epoch, sizeof(since_epoch), "/sys/class/rtc/%s/since_epoch", rtc);
+	r0 = read_count(since_epoch);
+	err = write_file("/sys/power/state", state);
+	b1 = now_ns(CLOCK_BOOTTIME);
+	m1 = now_ns(CLOCK_MONOTONIC);
+	r1 = read_count(since_epoch);
+	slept = (b1 - b0) - (m1 - m0);
+
+	if (expect) {
+		report(err == expect, "writing %s to /sys/power/state fails with %s (%s)",
+		       state, strerror(expect), err ? strerror(err) : "it succeeded");
+		timer_delete(id);
+		return failed ? 1 : 0;
+	}
+	report(!err, "writing %s to /sys/power/state succeeds (%s)", state,
+	       err ? strerror(err) : "0");
+	if (err)
+		return 1;
+	ok1 = read_count("/sys/power/suspend_stats/success");
+	report(ok0 >= 0 && ok1 == ok0 + 1 && r0 >= 0 && r1 >= 0 &&
+	       (r1 - r0) * NSEC_PER_SEC - (m1 - m0) >= NSEC_PER_SEC,
+	       "the system was suspended (suspend_stats/success %ld -> %ld; across the write the RTC advanced %lld s, CLOCK_MONOTONIC %lld ms)",
+	       ok0, ok1, r1 - r0, (m1 - m0) / NSEC_PER_MSEC);
+	report((r1 - r0) * 1000 >= due - 2000 && (r1 - r0) * 1000 <= due + 3000,
+	       "it woke when the alarm was due, %lld ms after the write (the RTC advanced %lld s; the watchdog waits 30 s)",
+	       due, r1 - r0);
+	printf("  sleep time the kernel counted into CLOCK_BOOTTIME: %lld ms\n",
+	       slept / NSEC_PER_MSEC);
+	if (sigtimedwait(&set, &si, &limit) != SIG_TIMER) {
+		report(false, "the timer's signal came after resume (none within %ld s)",
+		       (long)limit.tv_sec);
+		return 1;
+	}
+	at = now_ns(clk);
+	late = at - expiry;
+	report(late >= 0 && late <= late_max,
+	       "the timer's signal came after resume, never early, at most %lld ms late "
+	       "(%lld ms late in the clock's time)", late_max / NSEC_PER_MSEC,
+	       late / NSEC_PER_MSEC);
+	if (!alarm_clock)
+		printf("  clock advanced %lld ms while boot time advanced %lld ms\n",
+		       (at - dev0) / NSEC_PER_MSEC,
+		       (now_ns(CLOCK_BOOTTIME) - b0) / NSEC_PER_MSEC);
+	return failed ? 1 : 0;
+}
