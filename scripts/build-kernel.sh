@@ -25,7 +25,7 @@ obj=$(build_dir "$src" "$kind")
 # One build per directory at a time: two makes in one O= corrupt it.
 exec 9>"$obj/.lock"
 flock 9
-kmake() { make -s -C "$src" O="$obj" CC="ccache gcc" -j"$JOBS" "$@"; }
+kmake() { make -s -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"; }
 
 # Regenerate .config only when a fragment changed, so that an unchanged
 # configuration keeps its timestamp and the build stays incremental.
