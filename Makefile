@@ -6,7 +6,7 @@
 S := scripts
 export CACHE OUT
 
-.PHONY: help deps tree series check-each kernels kernel-% initramfs-% check demo bench-read bench-timers soak clean
+.PHONY: help deps tree series check-each check-rt kernels kernel-% initramfs-% check demo bench-read bench-timers soak clean
 
 help:
 	@echo "clockdev targets:"
@@ -18,6 +18,7 @@ help:
 	@echo "  make initramfs-KIND  rebuild one kernel's initramfs (selftests, tests/ptp/src programs)"
 	@echo "  make check           build, check the series, run tests/ptp on patched, mainline, debug"
 	@echo "  make check-each      build every patch of the series in turn (slow: a full build first)"
+	@echo "  make check-rt        the timer, RTC, hot-unplug and suspend tests on a PREEMPT_RT build"
 	@echo "  make soak            the long tests (tests/ptp/soak: phc.sh, rtctest, suspend, ...)"
 	@echo "  make demo            boot the patched kernel and show its clocks"
 	@echo "  make bench-read      clock_gettime cost on a PHC fd clock, mainline vs patched (TCG)"
@@ -54,6 +55,9 @@ check-each: series kernel-patched
 
 check: tree
 	@$(S)/check.sh
+
+check-rt: tree
+	@$(S)/check-rt.sh
 
 soak: tree
 	@$(S)/soak.sh
