@@ -10,6 +10,12 @@ OUT=${OUT:-$top/out}
 TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 JOBS=${JOBS:-$(nproc)}
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+# Depend mode: ccache hashes the sources and the headers that the
+# compiler's dependency file names, instead of running the preprocessor
+# first.  A miss then costs what the compilation costs (measured on
+# kernel/fork.c: 1.26 s user, as plain gcc, against 1.65 s in ccache's
+# default mode), which is most of a cold build.
+export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 
 log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 die() { log "$*"; exit 1; }
