@@ -588,6 +588,24 @@ static void check_steps(void)
 	report(sig == SIG_TIMER,
 	       "steps: and setting it past the expiry again fires it (%lld ms)",
 	       (mono_ns() - m0) / NSEC_PER_MSEC);
+
+	/*
+	 * Beyond the reach of the RTC's alarm (a day for rtc_cmos): the alarm
+	 * is set as far as it reaches, and re-armed when that fires.  Step the
+	 * RTC to 3 s before the expiry: the alarm set at the limit is now in
+	 * the past and fires, and the timer must be re-armed and fire on time.
+	 */
+	r0 = clk_sec(fd);
+	its.it_value.tv_sec = r0 + 2 * 86400;
+	timer_settime(id, TIMER_ABSTIME, &its, NULL);
+	rtc_ioctl_set(r0 + 2 * 86400 - 3);
+	m0 = mono_ns();
+	wait.tv_sec = 10;
+	sig = sigtimedwait(&set, &si, &wait);
+	r1 = clk_sec(fd);
+	report(sig == SIG_TIMER && r1 >= r0 + 2 * 86400,
+	       "steps: a timer two days ahead, beyond the RTC alarm's reach, fires once a step brings it 3 s away (%lld ms, RTC %lld, expiry %lld)",
+	       (mono_ns() - m0) / NSEC_PER_MSEC, r1, r0 + 2 * 86400);
 	timer_delete(id);
 	restore_rtc();
 }
