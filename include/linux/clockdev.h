@@ -123,6 +123,9 @@ struct clockdev_expiry {
  * @alarm_next:  With ops->timer_alarm: the expiry the worker wants the
  *               driver's alarm programmed for (U64_MAX: none) ...
  * @alarm_armed: ... and what it was last programmed for.
+ * @alarm_fired: The driver's alarm fired since it was programmed: it is
+ *               no longer armed (it may have fired early, at the limit of
+ *               the hardware's reach).
  * @ref_valid:   @ref_dev and @ref_boot hold a read.
  * @stalled:     The clock did not advance between the last two reads.
  * @resumed:     The system resumed since the last read: the boot time
@@ -154,6 +157,7 @@ struct clockdev_timer_base {
 	u64 backoff;
 	u64 alarm_next;
 	u64 alarm_armed;
+	bool alarm_fired;
 	bool ref_valid;
 	bool stalled;
 	bool resumed;

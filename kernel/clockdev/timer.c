@@ -284,12 +284,17 @@ restart:
 static void clockdev_timer_set_alarm(struct clock_device *cd,
 				     struct clockdev_timer_base *base)
 {
+	bool fired;
 	u64 next;
 	int err, idx;
 
 	spin_lock_irq(&base->lock);
 	next = base->alarm_next;
+	fired = base->alarm_fired;
+	base->alarm_fired = false;
 	spin_unlock_irq(&base->lock);
+	if (fired)
+		base->alarm_armed = U64_MAX;
 	if (next == base->alarm_armed || clockdev_enter(cd, &idx))
 		return;
 	err = cd->ops->timer_alarm(cd, next);
@@ -683,6 +688,7 @@ void clock_device_alarm_fired(struct clock_device *cd)
 	unsigned long flags;
 
 	spin_lock_irqsave(&base->lock, flags);
+	base->alarm_fired = true;
 	if (!base->shutdown)
 		queue_work(clockdev_wq, &base->work);
 	spin_unlock_irqrestore(&base->lock, flags);
