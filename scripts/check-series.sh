@@ -11,7 +11,10 @@ echo "1..$(( ${#patches[@]} + 1 ))"
 n=0 fail=0
 for p in "${patches[@]}"; do
 	n=$((n + 1))
-	if res=$(cd "$TREE" && perl scripts/checkpatch.pl --strict -q "$OUT/patches/$p" 2>&1); then
+	# UNKNOWN_COMMIT_ID: the Debian tree has no upstream history, so the
+	# commit a Fixes: tag names cannot be looked up here.
+	if res=$(cd "$TREE" && perl scripts/checkpatch.pl --strict -q \
+			--ignore UNKNOWN_COMMIT_ID "$OUT/patches/$p" 2>&1); then
 		echo "ok $n - checkpatch --strict $p"
 	else
 		echo "not ok $n - checkpatch --strict $p"; fail=1
