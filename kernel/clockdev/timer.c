@@ -558,6 +558,14 @@ int clockdev_timer_try_to_cancel(struct clockdev_timer *t)
 	spin_lock_irqsave(&base->lock, flags);
 	switch (t->state) {
 	case CLOCKDEV_TIMER_QUEUED:
+		/*
+		 * The driver's alarm may be set for this timer: have the
+		 * worker set it for the next one, or cancel it, lest it wake
+		 * the system for nothing.
+		 */
+		if (timerqueue_getnext(&base->queue) == &t->node &&
+		    clockdev_has_alarm(base) && !base->shutdown)
+			queue_work(clockdev_wq, &base->work);
 		timerqueue_del(&base->queue, &t->node);
 		ret = 1;
 		break;
