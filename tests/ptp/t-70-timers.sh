@@ -38,10 +38,15 @@ no_kernel_report() {
 	! dmesg | grep -E 'Oops|BUG:|WARNING:|KASAN:|general protection fault'
 }
 
+# The debug kernel's checkers stretch the clock reads that timer_gettime's
+# prediction comes from: a wider tolerance there (fdclock-timers --slow).
+slow=
+[ "$KIND" != debug ] || slow=--slow
+
 modprobe ptp_sim 2>/dev/null || true
 if [ -d $BUS ] && echo $sim_id > $BUS/new_device; then
 	dev=/dev/$(ls $BUS/devices/ptp_sim$sim_id/ptp)
-	fdclock-timers --name ptp_sim "$dev" -- \
+	fdclock-timers --name ptp_sim $slow "$dev" -- \
 		sh -c "echo $sim_id > $BUS/del_device"
 	check "timers: ptp_sim: no kernel report after the removal" \
 		no_kernel_report
@@ -51,7 +56,7 @@ fi
 
 pci=$(readlink -f /sys/bus/pci/drivers/e1000e/0000:* 2>/dev/null | head -n 1)
 if [ -n "$pci" ] && dev=$(ptp_of_device "$pci"); then
-	fdclock-timers --name e1000e --stalled "$dev"
+	fdclock-timers --name e1000e $slow --stalled "$dev"
 else
 	echo "not ok - timers: e1000e: a PCI e1000e with a PHC is present"
 fi

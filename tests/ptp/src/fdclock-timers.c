@@ -3,7 +3,7 @@
  * fdclock-timers: POSIX timers, timerfd and clock_nanosleep() on a dynamic (fd)
  * clock.
  *
- * usage: fdclock-timers [--name LABEL] [--only TEXT] [--stalled] DEVICE
+ * usage: fdclock-timers [--name LABEL] [--only TEXT] [--slow] [--stalled] DEVICE
  *                       [-- REMOVE_CMD...]
  *        fdclock-timers [--name LABEL] [--only TEXT] --monotonic
  *
@@ -88,6 +88,7 @@
 #define STALL_TICK_NS		MS(10)
 /* How far timer_gettime()'s view of the device time may be off. */
 #define PRED_TOL_NS		MS(2)
+#define PRED_TOL_SLOW_NS	MS(20)
 /* CLOCK_MONOTONIC against a 0 ppm device clock over a second or so. */
 #define RATE_TOL_NS		MS(1)
 /* Frequency offsets dialled by the frequency checks, in ppm. */
@@ -228,6 +229,12 @@ static clockid_t handler_clk;
 static volatile sig_atomic_t got_usr1;
 /* The longest the check's process was kept from running, ns. */
 static s64 stall_max;
+/*
+ * How far timer_gettime()'s view of the device time may be off: PRED_TOL_NS,
+ * or PRED_TOL_SLOW_NS with --slow (the debug kernel: KASAN and lockdep
+ * stretch the reads the prediction is made from).
+ */
+static s64 pred_tol = PRED_TOL_NS;
 
 /**
  * struct lates - the lateness of the expiries of a check, device ns
@@ -818,7 +825,7 @@ static void check_sigev_none(struct ctx *ctx, const struct check *c)
 			fail(&r, "timer_gettime: %s", errname(-err));
 			break;
 		}
-		if (value > expiry - t0 + PRED_TOL_NS ||
+		if (value > expiry - t0 + pred_tol ||
 		    (last >= 0 && value > last)) {
 			fail(&r, "timer_gettime gave %lld ns after %lld ns (set %lld ns)",
 			     value, last, expiry - t0);
@@ -1114,7 +1121,7 @@ enum { REL, ABS };
  * @after:	... and after it
  *
  * The core answers from its prediction of the device time, without a
- * read: what was left during the call, give or take PRED_TOL_NS.
+ * read: what was left during the call, give or take pred_tol.
  */
 static void judge_remaining(struct res *r, const char *what, s64 value,
 			    s64 set, s64 expiry, s64 before, s64 after)
@@ -1122,11 +1129,11 @@ static void judge_remaining(struct res *r, const char *what, s64 value,
 	if (value > set)
 		fail(r, "%s: timer_gettime %lld ns, more than the %lld armed",
 		     what, value, set);
-	else if (value > expiry - before + PRED_TOL_NS ||
-		 value < expiry - after - PRED_TOL_NS)
+	else if (value > expiry - before + pred_tol ||
+		 value < expiry - after - pred_tol)
 		fail(r, "%s: timer_gettime %lld ns, want %lld..%lld", what,
-		     value, expiry - after - PRED_TOL_NS,
-		     expiry - before + PRED_TOL_NS);
+		     value, expiry - after - pred_tol,
+		     expiry - before + pred_tol);
 }
 
 /* c->arg: REL or ABS; one-shot 100 ms; timer_gettime before and after. */
@@ -1624,11 +1631,11 @@ static void check_step_rel_none(struct ctx *ctx, const struct check *c)
 	if (err)
 		fail(&r, "timer_settime/ADJ_SETOFFSET/gettime: %s",
 		     errname(-err));
-	else if (value > SEC(2) - (m2 - m1) + PRED_TOL_NS ||
-		 value < SEC(2) - (m3 - m0) - PRED_TOL_NS)
+	else if (value > SEC(2) - (m2 - m1) + pred_tol ||
+		 value < SEC(2) - (m3 - m0) - pred_tol)
 		fail(&r, "timer_gettime %lld ns, want %lld..%lld", value,
-		     SEC(2) - (m3 - m0) - PRED_TOL_NS,
-		     SEC(2) - (m2 - m1) + PRED_TOL_NS);
+		     SEC(2) - (m3 - m0) - pred_tol,
+		     SEC(2) - (m2 - m1) + pred_tol);
 	else
 		info(&r, "%lld ns left after %.1f ms", value, (m3 - m0) / 1e6);
 	set_clock(ctx, SEC(PHC_BASE_S));
@@ -1952,15 +1959,15 @@ static void check_sleep_eintr(struct ctx *ctx, const struct check *c)
 		/*
 		 * A relative sleep counts from the core's first read after
 		 * it began, and the core answers from its prediction: what
-		 * was left, give or take PRED_TOL_NS, or more by as much as
+		 * was left, give or take pred_tol, or more by as much as
 		 * an expiry may be late, never more than asked for.
 		 */
 		left = ts_ns(&rem);
-		if (left > SEC(2) || left < SEC(2) - (t1 - t0) - PRED_TOL_NS ||
-		    left > SEC(2) - (t1 - t0) + PRED_TOL_NS + late_bound())
+		if (left > SEC(2) || left < SEC(2) - (t1 - t0) - pred_tol ||
+		    left > SEC(2) - (t1 - t0) + pred_tol + late_bound())
 			fail(&r, "remaining %lld ns, want %lld..%lld", left,
-			     SEC(2) - (t1 - t0) - PRED_TOL_NS,
-			     SEC(2) - (t1 - t0) + PRED_TOL_NS + late_bound());
+			     SEC(2) - (t1 - t0) - pred_tol,
+			     SEC(2) - (t1 - t0) + pred_tol + late_bound());
 		info(&r, "remaining %.3f ms after %.3f ms of device time (%.3f ms over)",
 		     left / 1e6, (t1 - t0) / 1e6,
 		     (left - (SEC(2) - (t1 - t0))) / 1e6);
@@ -3478,6 +3485,7 @@ static int parse_args(int argc, char **argv, struct ctx *ctx)
 		{ "stalled", no_argument, NULL, 's' },
 		{ "monotonic", no_argument, NULL, 'm' },
 		{ "only", required_argument, NULL, 'o' },
+		{ "slow", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -3496,6 +3504,9 @@ static int parse_args(int argc, char **argv, struct ctx *ctx)
 			break;
 		case 'o':
 			ctx->only = optarg;
+			break;
+		case 'S':
+			pred_tol = PRED_TOL_SLOW_NS;
 			break;
 		case 'h':
 			return 1;
