@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,49 +126,43 @@ static s64 clk_sec(int fd)
 	return ts.tv_sec;
 }
 
-/* /dev/rtcN's view, through RTC_RD_TIME: seconds, or -1. */
-static s64 rtc_ioctl_sec(void)
+/*
+ * struct rtc_time has the first fields of struct tm, in the same order and
+ * of the same type: RTC_RD_TIME and RTC_SET_TIME read and write a struct tm
+ * (as hwclock does).
+ */
+_Static_assert(sizeof(struct rtc_time) <= sizeof(struct tm) &&
+	       offsetof(struct rtc_time, tm_year) == offsetof(struct tm, tm_year),
+	       "struct rtc_time is not a prefix of struct tm");
+
+/* An RTC ioctl on a struct tm through /dev/rtcN; its result. */
+static int rtc_ioctl(unsigned long req, struct tm *tm)
 {
-	struct rtc_time rt;
-	struct tm tm = { 0 };
 	int fd = open(rtc_path, O_RDONLY), err;
 
 	if (fd < 0)
 		return -1;
-	err = ioctl(fd, RTC_RD_TIME, &rt);
+	err = ioctl(fd, req, tm);
 	close(fd);
-	if (err)
-		return -1;
-	tm.tm_sec = rt.tm_sec;
-	tm.tm_min = rt.tm_min;
-	tm.tm_hour = rt.tm_hour;
-	tm.tm_mday = rt.tm_mday;
-	tm.tm_mon = rt.tm_mon;
-	tm.tm_year = rt.tm_year;
-	return timegm(&tm);
+	return err;
+}
+
+/* /dev/rtcN's view, through RTC_RD_TIME: seconds, or -1. */
+static s64 rtc_ioctl_sec(void)
+{
+	struct tm tm = { 0 };
+
+	return rtc_ioctl(RTC_RD_TIME, &tm) ? -1 : timegm(&tm);
 }
 
 /* Set the RTC through /dev/rtcN (RTC_SET_TIME), as hwclock does. */
 static int rtc_ioctl_set(s64 sec)
 {
 	time_t t = sec;
-	struct rtc_time rt = { 0 };
 	struct tm tm;
-	int fd, err;
 
 	gmtime_r(&t, &tm);
-	rt.tm_sec = tm.tm_sec;
-	rt.tm_min = tm.tm_min;
-	rt.tm_hour = tm.tm_hour;
-	rt.tm_mday = tm.tm_mday;
-	rt.tm_mon = tm.tm_mon;
-	rt.tm_year = tm.tm_year;
-	fd = open(rtc_path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	err = ioctl(fd, RTC_SET_TIME, &rt);
-	close(fd);
-	return err;
+	return rtc_ioctl(RTC_SET_TIME, &tm);
 }
 
 /*
