@@ -37,9 +37,9 @@ run_guest() {
 # other, the guests of scripts/hotplug.sh: hot-unplug and the first suspend
 # case, then one boot for each further case (QEMU sleeps once per boot).
 qmp_guests() {
-	local kind=$1 c cases="rebind"
+	local kind=$1 c cases="rebind s2idle"
 	shift
-	[ "$kind" = mainline ] || cases="rtcclock ptpsim rebind"
+	[ "$kind" = mainline ] || cases="rtcclock ptpsim rebind s2idle"
 	( set +e
 	  run_guest "$kind-hotplug" "$kind" "$top/scripts/hotplug.sh" "$kind" "$@" \
 		--console-log "$res/$kind-hotplug.console"
@@ -107,6 +107,39 @@ report_guest() {
 	fi
 }
 
+# compare_outcomes KIND...: a test program may print what happened as
+# "<<<clockdev-outcome KEY|LABEL|OUTCOME>>>" (tests/ptp/src/fdclock-suspend.c
+# does) where QEMU decides what happens, not the kernel alone.  Each outcome
+# of a kernel other than mainline must equal the first one mainline's guests
+# printed under the same KEY: one test each.
+compare_outcomes() {
+	local kind guest key label outcome ref
+	local -A refs=()
+	for guest in $(guests_of mainline); do
+		while IFS='|' read -r key label outcome; do
+			[ -n "${refs[$key]+set}" ] || refs[$key]="$outcome|$label"
+		done < <(sed -n 's/.*<<<clockdev-outcome \(.*\)>>>.*/\1/p' "$res/$guest.tap")
+	done
+	for kind in "$@"; do
+		[ "$kind" != mainline ] || continue
+		for guest in $(guests_of "$kind"); do
+			while IFS='|' read -r key label outcome; do
+				ref=${refs[$key]:-}
+				if [ -z "$ref" ]; then
+					echo "$kind: not ok - suspend: $label: as on mainline ($outcome; mainline printed no outcome for '$key')"
+					fail=$((fail + 1))
+				elif [ "$outcome" = "${ref%%|*}" ]; then
+					echo "$kind: ok - suspend: $label: behaves as mainline's '${ref#*|}' ($outcome)"
+					pass=$((pass + 1))
+				else
+					echo "$kind: not ok - suspend: $label: behaves as mainline's '${ref#*|}' ($outcome; on mainline: ${ref%%|*})"
+					fail=$((fail + 1))
+				fi
+			done < <(sed -n 's/.*<<<clockdev-outcome \(.*\)>>>.*/\1/p' "$res/$guest.tap")
+		done
+	done
+}
+
 # report_guests KIND...: report every guest of each KIND, then the
 # baseline failures and the final "N passed, N failed[, N skipped]" line.
 # Returns non-zero when something failed.
@@ -122,6 +155,8 @@ report_guests() {
 		for guest in $(guests_of "$kind"); do
 			report_guest "$guest" "$kind"
 		done
+		[ "$kind" = mainline ] || ! guests_of mainline | grep -q . ||
+			compare_outcomes "$kind"
 		counts+=("$kind: $((pass - p0)) passed, $((fail - f0)) failed, $((skip - s0)) skipped")
 	done
 	printf '# %s\n' "${counts[@]}"

@@ -7,7 +7,9 @@
 # (QEMU sleeps in S3 only once per boot: one case per boot).
 # When the guest prints "<<<clockdev-ready ID>>>" (its readers hold the PHC
 # of device ID open), sends QMP device_del ID.  A watchdog wakes a guest
-# that stays suspended WATCHDOG_S (default 30) seconds (scripts/qmp.sh).
+# that stays suspended WATCHDOG_S (default 30) seconds (scripts/qmp.sh), and
+# presses the power button of a guest still in suspend to idle 12 s after it
+# went down (freeze_watchdog, scripts/qmp.sh).
 # The guest's TAP goes to stdout; the exit status is qemu/run's.  Options
 # are passed to qemu/run (e.g. --console-log FILE, --timeout SECONDS).
 set -euo pipefail
@@ -48,6 +50,35 @@ unplug_when_ready() {
 	done
 }
 
-"$top/qemu/run" --kernel "$kind" --qmp "$sock" "$@" --payload "$top/tests/ptp" \
+# watch_console FILE: follow the guest's kernel console (the kernel's own
+# lines, which no frozen user space holds back); while the guest is in
+# suspend to idle, run freeze_watchdog.
+watch_console() {
+	local line n=0
+	tail -n +1 -F --pid=$$ "$1" 2>/dev/null | while IFS= read -r line; do
+		case $line in
+		*"PM: suspend entry (s2idle)"*)
+			n=$((n + 1))
+			echo "$n" > "$qmp/asleep"
+			freeze_watchdog "$qmp/asleep" "$n" 12 & ;;
+		*"PM: suspend exit"*)
+			rm -f "$qmp/asleep" ;;
+		esac
+	done
+}
+
+conlog=
+for ((i = 1; i < $#; i++)); do
+	[ "${!i}" != --console-log ] || { j=$((i + 1)); conlog=${!j}; }
+done
+extra=()
+[ -n "$conlog" ] || { conlog=$qmp/console; extra=(--console-log "$conlog"); }
+: > "$conlog"
+watch_console "$conlog" &
+
+status=0
+"$top/qemu/run" --kernel "$kind" --qmp "$sock" "$@" "${extra[@]}" --payload "$top/tests/ptp" \
 	-- sh -c "SUSPEND_CASE=$case exec sh /payload/run.sh $kind $tests" |
-	unplug_when_ready
+	unplug_when_ready || status=$?
+[ ${#extra[@]} = 0 ] || cat "$conlog" >&2
+exit $status

@@ -30,3 +30,23 @@ suspend_watchdog() {
 		fi
 	done
 }
+
+# freeze_watchdog FILE N LIMIT: the guest went into suspend to idle (its N-th
+# time), and FILE holds N while it sleeps.  QEMU's guest stays "running" in
+# s2idle and QMP system_wakeup does nothing there; if FILE still holds N
+# after LIMIT seconds, press the guest's power button (QMP system_powerdown,
+# an ACPI event that ends s2idle) and say so; if the guest is still asleep
+# 60 s later, it never woke: fail and stop it.
+freeze_watchdog() {
+	local waited=0
+	sleep "$3"
+	[ "$(cat "$1" 2>/dev/null)" = "$2" ] || return 0
+	echo "# watchdog: the guest is still in suspend to idle $3 s after it went down: pressing its power button (QMP system_powerdown)"
+	qmp system_powerdown > /dev/null || true
+	while [ $waited -lt 60 ]; do
+		sleep 1; waited=$((waited + 1))
+		[ "$(cat "$1" 2>/dev/null)" = "$2" ] || return 0
+	done
+	echo "not ok - suspend: watchdog: the guest stayed in suspend to idle, not even its power button woke it"
+	qmp quit > /dev/null || true
+}
