@@ -4,17 +4,20 @@
  *
  * The tests register clocks of their own, open their device nodes through
  * devtmpfs (so run them as a module, once /dev is mounted) and check
- * lifetime, lookup and the zombie state after unregister.
+ * lifetime, lookup and the zombie state after unregister, and how timers
+ * drive a clock's own alarm.
  */
 #include <kunit/test.h>
 #include <kunit/visibility.h>
 #include <linux/clockdev.h>
+#include <linux/clockdev_timer.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kthread.h>
 #include <linux/slab.h>
+#include <linux/wait.h>
 
 #include "clockdev.h"
 
@@ -291,11 +294,159 @@ static void clockdev_test_unregister_waits(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, freed);
 }
 
+/**
+ * struct alarm_clock - a clock with an alarm that reaches only so far
+ * @cd:     The clock.
+ * @lock:   Guards the fields below.
+ * @now:    The clock's time in ns, set by the test.
+ * @reach:  How far ahead of @now the alarm can be set, in ns.
+ * @alarm:  The alarm as last set, U64_MAX when cancelled.
+ * @alarms: Calls of timer_alarm.
+ * @fired:  The timer's callback ran, at @fired_at.
+ * @fired_at: The clock's time the callback was given.
+ * @wq:     Woken on every change of @alarms or @fired.
+ */
+struct alarm_clock {
+	struct clock_device cd;
+	spinlock_t lock;	/* guards the fields below */
+	u64 now;
+	u64 reach;
+	u64 alarm;
+	int alarms;
+	bool fired;
+	u64 fired_at;
+	wait_queue_head_t wq;
+};
+
+static struct alarm_clock *to_alarm_clock(struct clock_device *cd)
+{
+	return container_of(cd, struct alarm_clock, cd);
+}
+
+static int alarm_clock_gettime(struct clock_device *cd, struct timespec64 *ts)
+{
+	struct alarm_clock *ac = to_alarm_clock(cd);
+
+	spin_lock_irq(&ac->lock);
+	*ts = ns_to_timespec64(ac->now);
+	spin_unlock_irq(&ac->lock);
+	return 0;
+}
+
+/* Like an RTC: an alarm beyond the reach is set as far as it reaches. */
+static int alarm_clock_set_alarm(struct clock_device *cd, u64 expires)
+{
+	struct alarm_clock *ac = to_alarm_clock(cd);
+
+	spin_lock_irq(&ac->lock);
+	ac->alarm = expires == U64_MAX ? U64_MAX :
+		    min(expires, ac->now + ac->reach);
+	ac->alarms++;
+	spin_unlock_irq(&ac->lock);
+	wake_up(&ac->wq);
+	return 0;
+}
+
+static const struct clock_device_operations alarm_clock_ops = {
+	.owner		= THIS_MODULE,
+	.clock_gettime	= alarm_clock_gettime,
+	.timer_alarm	= alarm_clock_set_alarm,
+	.timer_tick	= 1,
+};
+
+static void alarm_clock_free(struct clock_device *cd)
+{
+	kfree(to_alarm_clock(cd));
+}
+
+static void alarm_timer_fn(struct clockdev_timer *t, u64 now,
+			   enum clockdev_timer_event ev)
+{
+	struct alarm_clock *ac = to_alarm_clock(t->cd);
+
+	spin_lock(&ac->lock);
+	ac->fired = ev == CLOCKDEV_TIMER_EXPIRED;
+	ac->fired_at = now;
+	spin_unlock(&ac->lock);
+	wake_up(&ac->wq);
+}
+
+/* Waits (5 s at most) until timer_alarm was called @n times, for @alarm. */
+static void alarm_clock_expect(struct kunit *test, struct alarm_clock *ac,
+			       int n, u64 alarm)
+{
+	wait_event_timeout(ac->wq, READ_ONCE(ac->alarms) >= n, 5 * HZ);
+	spin_lock_irq(&ac->lock);
+	KUNIT_EXPECT_EQ(test, ac->alarms, n);
+	KUNIT_EXPECT_EQ(test, ac->alarm, alarm);
+	KUNIT_EXPECT_FALSE(test, ac->fired);
+	spin_unlock_irq(&ac->lock);
+}
+
+/* The clock's time moves to @now, where its alarm fires. */
+static void alarm_clock_fire(struct alarm_clock *ac, u64 now)
+{
+	spin_lock_irq(&ac->lock);
+	ac->now = now;
+	spin_unlock_irq(&ac->lock);
+	clock_device_alarm_fired(&ac->cd);
+}
+
+/*
+ * A timer beyond the reach of the clock's alarm: the alarm is set as far as
+ * it reaches, and each time it fires short of the timer the core sets it
+ * again, until the timer fires at its expiry, not before.
+ */
+static void clockdev_test_alarm_reach(struct kunit *test)
+{
+	const u64 s = NSEC_PER_SEC, t0 = 1000 * NSEC_PER_SEC;
+	struct clockdev_timer timer;
+	struct alarm_clock *ac;
+	int id = atomic_inc_return(&test_clock_ids);
+
+	ac = kzalloc(sizeof(*ac), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ac);
+	spin_lock_init(&ac->lock);
+	init_waitqueue_head(&ac->wq);
+	ac->now = t0;
+	ac->reach = 10 * s;
+	ac->alarm = U64_MAX;
+	KUNIT_ASSERT_EQ(test, clock_device_init(&ac->cd, &alarm_clock_ops,
+						alarm_clock_free), 0);
+	dev_set_name(&ac->cd.dev, "clockdev-kunit%d", id);
+	if (clock_device_register(&ac->cd)) {
+		put_device(&ac->cd.dev);
+		KUNIT_FAIL_AND_ABORT(test, "clock_device_register failed");
+	}
+
+	clockdev_timer_init(&timer, &ac->cd, alarm_timer_fn);
+	KUNIT_ASSERT_EQ(test, clockdev_timer_start(&timer, t0 + 25 * s, true), 0);
+	alarm_clock_expect(test, ac, 1, t0 + 10 * s);
+
+	/* Short of the timer: set again, for the same timer. */
+	alarm_clock_fire(ac, t0 + 10 * s);
+	alarm_clock_expect(test, ac, 2, t0 + 20 * s);
+	alarm_clock_fire(ac, t0 + 20 * s);
+	alarm_clock_expect(test, ac, 3, t0 + 25 * s);
+
+	/* Due: the timer fires, and the alarm, spent, is left alone. */
+	alarm_clock_fire(ac, t0 + 25 * s);
+	wait_event_timeout(ac->wq, READ_ONCE(ac->fired), 5 * HZ);
+	get_device(&ac->cd.dev);
+	clockdev_timer_cancel(&timer);
+	clock_device_unregister(&ac->cd);	/* waits for the worker */
+	KUNIT_EXPECT_TRUE(test, ac->fired);
+	KUNIT_EXPECT_EQ(test, ac->fired_at, t0 + 25 * s);
+	KUNIT_EXPECT_EQ(test, ac->alarms, 3);
+	put_device(&ac->cd.dev);
+}
+
 static struct kunit_case clockdev_test_cases[] = {
 	KUNIT_CASE(clockdev_test_register_lookup),
 	KUNIT_CASE(clockdev_test_zombie),
 	KUNIT_CASE(clockdev_test_refcount),
 	KUNIT_CASE(clockdev_test_unregister_waits),
+	KUNIT_CASE(clockdev_test_alarm_reach),
 	{}
 };
 
