@@ -2,7 +2,10 @@
 # RTC clocks (tests/ptp/src/fdclock-rtc.c): /dev/rtcclock0 read, set and
 # armed through its fd clockid, the permission table, timers from two
 # processes, steps through /dev/rtc0, then the RTC's driver unbound under
-# armed timers and bound again.  Mainline has no RTC clocks.
+# armed timers and bound again.  Then the same on rtc-test.0, an RTC without
+# an alarm (its clock's timers take the core's generic path), and timers on
+# rtc-test.1, an RTC whose alarm is a kernel timer, beside rtc_cmos.
+# Mainline has no RTC clocks.
 . /payload/lib.sh
 
 if [ "$KIND" = mainline ]; then
@@ -26,5 +29,30 @@ rtc=${rtc##*/}
 n=${rtc#rtc}
 check "rtc: after the driver is bound again, /dev/$rtc and /dev/rtcclock$n work" \
 	fdclock-rtc --only read "/dev/rtcclock$n" "/dev/$rtc"
+# rtc_dev PLATFORM_DEVICE: the rtcN of a platform device, or nothing.
+rtc_dev() {
+	r=$(ls -d /sys/bus/platform/devices/$1/rtc/rtc* 2>/dev/null | head -n 1)
+	echo "${r##*/}"
+}
+if modprobe rtc-test; then
+	r=$(rtc_dev rtc-test.0)
+	echo "rtc-test.0 (no alarm): ${r:-no RTC}"
+	if [ -n "$r" ]; then
+		fdclock-rtc --label rtc-noalarm --no-alarm "/dev/rtcclock${r#rtc}" \
+			"/dev/$r" -- sh -c "echo rtc-test.0 > /sys/bus/platform/drivers/rtc-test/unbind"
+	else
+		echo "not ok - rtc-noalarm: rtc-test.0 registers an RTC"
+	fi
+	r=$(rtc_dev rtc-test.1)
+	echo "rtc-test.1 (alarm): ${r:-no RTC}"
+	if [ -n "$r" ]; then
+		fdclock-rtc --label rtc-test --only order "/dev/rtcclock${r#rtc}" "/dev/$r"
+	else
+		echo "not ok - rtc-test: rtc-test.1 registers an RTC"
+	fi
+	check "rtc: rtc-test unloads" rmmod rtc-test
+else
+	echo "not ok - rtc: modprobe rtc-test (CONFIG_RTC_DRV_TEST=m)"
+fi
 check "rtc: no kernel report" sh -c \
 	"! dmesg | grep -E 'Oops|BUG:|WARNING:|KASAN:|general protection fault'"

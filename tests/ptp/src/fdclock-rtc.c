@@ -4,14 +4,20 @@
  * clockid: reading, setting, permissions, timers, sleeps, timerfd, steps of
  * the RTC through /dev/rtcN, and removal of the RTC under armed timers.
  *
- * usage: fdclock-rtc [--only TEXT] CLOCKDEV RTCDEV [-- UNBIND_CMD...]
+ * usage: fdclock-rtc [--only TEXT] [--label LABEL] [--no-alarm]
+ *                    CLOCKDEV RTCDEV [-- UNBIND_CMD...]
  *
  * CLOCKDEV is /dev/rtcclockN, RTCDEV the same RTC's /dev/rtcN.  With
  * UNBIND_CMD, which must unbind the RTC's driver, the last check removes the
  * RTC under an armed timer, an armed timerfd and a sleeper.
  *
+ * --no-alarm: the RTC has no alarm (e.g. rtc-test.0).  Its clock's timers
+ * then run on the core's generic path, reading the clock, and do not wake
+ * the system: creating one needs no CAP_WAKE_ALARM.
+ *
  * Each check runs in a process of its own, killed after its timeout, and
- * prints "ok - rtc: CHECK" or "not ok - rtc: CHECK (why)".  Times are RTC
+ * prints "ok - LABEL: CHECK" or "not ok - LABEL: CHECK (why)"; LABEL is
+ * "rtc" unless --label says otherwise.  Times are RTC
  * seconds; "never early" is checked both in the RTC's time (a read at the
  * expiry is at or past it) and in real time (CLOCK_MONOTONIC: a relative
  * timer never fires before its delay has passed).  The RTC is set back to
@@ -67,7 +73,8 @@
 
 typedef long long s64;
 
-static const char *clk_path, *rtc_path, *only;
+static const char *clk_path, *rtc_path, *only, *label = "rtc";
+static bool no_alarm;
 static char **unbind_cmd;
 static int failed;
 
@@ -75,7 +82,7 @@ static __printf(2, 3) void report(bool ok, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("%s - rtc: ", ok ? "ok" : "not ok");
+	printf("%s - %s: ", ok ? "ok" : "not ok", label);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
@@ -297,7 +304,7 @@ static void check_perm_row(int mode, bool sys_time, bool wake)
 
 	want_set = mode == O_RDONLY ? EACCES : !sys_time ? EPERM : 0;
 	want_adj = mode == O_RDONLY ? EACCES : EOPNOTSUPP;
-	want_timer = wake ? 0 : EPERM;
+	want_timer = wake || no_alarm ? 0 : EPERM;
 
 	got_get = clock_gettime(FD_TO_CLOCKID(fd), &ts) ? errno : 0;
 	/* Set it to what it reads: a no-op when it works. */
@@ -709,12 +716,22 @@ int main(int argc, char **argv)
 	unsigned int i;
 	int a = 1;
 
-	if (a + 1 < argc && !strcmp(argv[a], "--only")) {
-		only = argv[a + 1];
-		a += 2;
+	for (;;) {
+		if (a + 1 < argc && !strcmp(argv[a], "--only")) {
+			only = argv[a + 1];
+			a += 2;
+		} else if (a + 1 < argc && !strcmp(argv[a], "--label")) {
+			label = argv[a + 1];
+			a += 2;
+		} else if (a < argc && !strcmp(argv[a], "--no-alarm")) {
+			no_alarm = true;
+			a++;
+		} else {
+			break;
+		}
 	}
 	if (argc - a < 2) {
-		fprintf(stderr, "usage: %s [--only TEXT] CLOCKDEV RTCDEV [-- UNBIND_CMD...]\n",
+		fprintf(stderr, "usage: %s [--only TEXT] [--label LABEL] [--no-alarm] CLOCKDEV RTCDEV [-- UNBIND_CMD...]\n",
 			argv[0]);
 		return 2;
 	}
