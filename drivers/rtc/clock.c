@@ -155,7 +155,7 @@ static const struct clock_device_operations rtc_clock_ops = {
 /*
  * An RTC without an alarm: timers work through the core's generic path,
  * which reads the clock from a boot-time hrtimer, and do not wake the
- * system.
+ * system.  Its reads are whole seconds all the same.
  */
 static const struct clock_device_operations rtc_clock_noalarm_ops = {
 	.owner		= THIS_MODULE,
@@ -163,6 +163,7 @@ static const struct clock_device_operations rtc_clock_noalarm_ops = {
 	.clock_gettime	= rtc_clock_gettime,
 	.clock_settime	= rtc_clock_settime,
 	.clock_adjtime	= rtc_clock_adjtime,
+	.timer_tick	= NSEC_PER_SEC,
 };
 
 /*

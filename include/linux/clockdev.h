@@ -54,11 +54,12 @@ struct clock_device_context;
  *                 clock_device_alarm_fired() and the core reads the clock.
  *                 Called by the core's worker only, one call at a time.  The
  *                 driver cancels its alarm after clock_device_unregister().
- * @timer_tick:    With @timer_alarm: the unit of the clock's reads, in ns
- *                 (NSEC_PER_SEC for an RTC).  A relative timer expires once
- *                 the clock advanced by its delay rounded up to the tick,
- *                 plus one tick, since a read cannot tell how far into the
- *                 current tick the clock is: never before the delay passed.
+ * @timer_tick:    Optional: the unit of the clock's reads, in ns, for a
+ *                 clock that reads in whole ticks (NSEC_PER_SEC for an RTC).
+ *                 A relative timer expires once the clock advanced by its
+ *                 delay rounded up to the tick, plus one tick, since a read
+ *                 cannot tell how far into the current tick the clock is:
+ *                 never before the delay passed.
  * @timer_wakes:   Timers on this clock wake the system from suspend: creating
  *                 one needs CAP_WAKE_ALARM, as for CLOCK_BOOTTIME_ALARM.
  *

@@ -27,6 +27,12 @@
  * timers whose expiry was passed fire, and relative ones are moved by the
  * step, so that they are not affected by it.
  *
+ * A clock that reads in whole ticks (ops->timer_tick, an RTC without an
+ * alarm) gives no rate either, and reading it again within a tick shows no
+ * progress: its rate is taken as one, and the worker waits until the
+ * expiry may have come (the clock is up to a tick ahead of its last read),
+ * then reads it every eighth of a tick until it shows the expiry.
+ *
  * A clock with an alarm of its own (ops->timer_alarm, an RTC) is looked at
  * when that alarm fires instead: the worker programs the alarm for the
  * earliest timer after each read, and the driver reports the alarm with
@@ -89,12 +95,19 @@ static bool clockdev_has_alarm(struct clockdev_timer_base *base)
 	return base_to_cd(base)->ops->timer_alarm;
 }
 
+/* Whether the clock's reads are whole ticks, or its alarm drives it. */
+static bool clockdev_ticked(struct clockdev_timer_base *base)
+{
+	return clockdev_has_alarm(base) ||
+	       base_to_cd(base)->ops->timer_tick > 1;
+}
+
 /* Device time from a read to the expiry of a relative timer of @delay. */
 static u64 clockdev_anchor_delay(struct clockdev_timer_base *base, u64 delay)
 {
 	u64 tick = base_to_cd(base)->ops->timer_tick;
 
-	if (!clockdev_has_alarm(base) || tick <= 1)
+	if (tick <= 1)
 		return delay;
 	/* The read is up to a tick behind the clock: add one. */
 	return div64_u64(delay + tick - 1, tick) * tick + tick;
@@ -160,6 +173,16 @@ static void clockdev_timer_program(struct clockdev_timer_base *base,
 	now = ktime_get_boottime();
 	if (base->stalled) {
 		delay = base->backoff;
+	} else if (clockdev_ticked(base)) {
+		u64 tick = base_to_cd(base)->ops->timer_tick;
+
+		/* The clock is less than a tick ahead of the prediction. */
+		dev_now = clockdev_predict(base, now);
+		if (next->expires > dev_now + tick)
+			delay = clockdev_boot_delay(base,
+						    next->expires - dev_now - tick);
+		else
+			delay = div64_u64(tick, 8);
 	} else {
 		dev_now = clockdev_predict(base, now);
 		if (next->expires <= dev_now) {
@@ -213,7 +236,7 @@ static void clockdev_timer_update_ref(struct clockdev_timer_base *base,
 		/* Relative timers ignore steps: move them with the clock. */
 		clockdev_timers_shift_relative(base,
 					       dev_now - clockdev_predict(base, boot));
-	if (clockdev_has_alarm(base)) {
+	if (clockdev_ticked(base)) {
 		/* Reads are whole ticks: no rate, and equal reads are normal. */
 		base->stalled = false;
 	} else if (!base->ref_valid || stepped || base->resumed ||
@@ -630,7 +653,10 @@ s64 clockdev_timer_remaining(struct clockdev_timer *t, u64 *now)
 
 	spin_lock_irqsave(&base->lock, flags);
 	*now = clockdev_predict(base, ktime_get_boottime());
-	/* Whole-tick reads lag the clock by up to a tick. */
+	/*
+	 * Whole-tick reads lag the clock by up to a tick; without an alarm,
+	 * the mapping already predicts at or ahead of the clock.
+	 */
 	if (clockdev_has_alarm(base))
 		*now += base_to_cd(base)->ops->timer_tick;
 	if (t->state == CLOCKDEV_TIMER_UNANCHORED)

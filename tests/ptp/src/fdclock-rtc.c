@@ -549,13 +549,13 @@ static void check_steps(void)
 {
 	struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIG_TIMER };
 	int fd = open_clock(O_RDONLY);
-	struct timespec wait = { 4, 0 }, prompt = ns_ts(PROMPT_NS);
+	struct timespec wait = { 4, 0 }, prompt = ns_ts(PROMPT_NS), rt0;
 	struct itimerspec its = { 0 };
 	sigset_t set;
 	siginfo_t si;
 	s64 r0, m0, r1;
 	timer_t id;
-	int sig;
+	int sig, err;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIG_TIMER);
@@ -592,10 +592,34 @@ static void check_steps(void)
 	       (mono_ns() - m0) / NSEC_PER_MSEC);
 
 	/*
+	 * hwclock --systohc: the system time, put 40 s past the RTC, written
+	 * to the RTC through /dev/rtcN; the system time is put back after.
+	 */
+	r0 = clk_sec(fd);
+	its.it_value.tv_sec = r0 + 30;
+	timer_settime(id, TIMER_ABSTIME, &its, NULL);
+	if (!clock_gettime(CLOCK_REALTIME, &rt0)) {
+		char cmd[160];
+		struct timespec rt = { r0 + 40, 0 };
+
+		m0 = mono_ns();
+		snprintf(cmd, sizeof(cmd), "hwclock --systohc --utc -f %s", rtc_path);
+		err = clock_settime(CLOCK_REALTIME, &rt) ? errno : system(cmd);
+		sig = sigtimedwait(&set, &si, &prompt);
+		r1 = clk_sec(fd);
+		rt0 = ns_ts(rt0.tv_sec * NSEC_PER_SEC + rt0.tv_nsec + mono_ns() - m0);
+		clock_settime(CLOCK_REALTIME, &rt0);
+		report(!err && sig == SIG_TIMER && r1 >= r0 + 30,
+		       "steps: '%s' past an absolute expiry fires it (%d, %lld ms, RTC %lld, expiry %lld)",
+		       cmd, err, (mono_ns() - m0) / NSEC_PER_MSEC, r1, r0 + 30);
+	}
+
+	/*
 	 * Beyond the reach of the RTC's alarm (a day for rtc_cmos): the alarm
-	 * is set as far as it reaches, and re-armed when that fires.  Step the
-	 * RTC to 3 s before the expiry: the alarm set at the limit is now in
-	 * the past and fires, and the timer must be re-armed and fire on time.
+	 * is set as far as it reaches.  Step the RTC to 3 s before the expiry:
+	 * the step makes the core set the alarm anew, and the timer fires on
+	 * time.  (An alarm that fires short of its timer and must be set again
+	 * is the KUnit case clockdev_test_alarm_reach.)
 	 */
 	r0 = clk_sec(fd);
 	its.it_value.tv_sec = r0 + 2 * 86400;
