@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # hotplug.sh KIND [--suspend CASE] [QEMU_RUN_OPTION...]: the tests that need
 # the host's hand, on kernel KIND.  Boots KIND with a QMP socket and runs
-# tests/ptp/hotplug.sh (PCIe hot-unplug) and tests/ptp/suspend.sh (suspend
-# to RAM, its first case) in it; with --suspend, only suspend.sh's CASE
-# (QEMU sleeps in S3 only once per boot: one case per boot).
+# tests/ptp/hotplug.sh (PCIe hot-unplug) and tests/ptp/suspend.sh (its
+# cases s2idle and alarm) in it; with --suspend, only suspend.sh's CASE
+# (QEMU sleeps in S3 only once per boot: one S3 case per boot).
 # When the guest prints "<<<clockdev-ready ID>>>" (its readers hold the PHC
 # of device ID open), sends QMP device_del ID.  A watchdog wakes a guest
 # that stays suspended WATCHDOG_S (default 30) seconds (scripts/qmp.sh), and
@@ -17,7 +17,7 @@ set -euo pipefail
 
 kind=${1:?usage: hotplug.sh KIND [--suspend CASE] [QEMU_RUN_OPTION...]}
 shift
-tests="/payload/hotplug.sh /payload/suspend.sh" case=alarm
+tests="/payload/hotplug.sh /payload/suspend.sh" case="s2idle alarm"
 if [ "${1:-}" = --suspend ]; then
 	tests=/payload/suspend.sh case=${2:?--suspend CASE}
 	shift 2
@@ -78,7 +78,7 @@ watch_console "$conlog" &
 
 status=0
 "$top/qemu/run" --kernel "$kind" --qmp "$sock" "$@" "${extra[@]}" --payload "$top/tests/ptp" \
-	-- sh -c "SUSPEND_CASE=$case exec sh /payload/run.sh $kind $tests" |
+	-- sh -c "SUSPEND_CASE='$case' exec sh /payload/run.sh $kind $tests" |
 	unplug_when_ready || status=$?
 [ ${#extra[@]} = 0 ] || cat "$conlog" >&2
 exit $status

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Suspend to RAM (S3) with timers armed (tests/ptp/src/fdclock-suspend.c),
-# one case per boot, chosen by $SUSPEND_CASE: in QEMU only the first S3 of
-# a boot sleeps; later ones wake at once ("ACPI Error: Could not disable
-# RealTimeClock events" after the first resume).  Run by scripts/hotplug.sh,
+# the cases $SUSPEND_CASE lists, in order.  One S3 case per boot: in QEMU
+# only the first S3 of a boot sleeps, later ones wake at once ("ACPI Error:
+# Could not disable RealTimeClock events" after the first resume); s2idle
+# cases may come before it.  Run by scripts/hotplug.sh,
 # whose QMP watchdog wakes a guest that stays suspended too long and fails
 # the run.
 #  alarm    (default) suspend is refused (EBUSY) with a CLOCK_BOOTTIME_ALARM
@@ -24,80 +25,87 @@
 #           CLOCK_BOOTTIME_ALARM timer: mainline's alarmtimer keeps the
 #           removed RTC and fails with ENODEV; the series fixes that.
 . /payload/lib.sh
-case=${SUSPEND_CASE:-alarm}
 
-state=mem
-[ "$case" != s2idle ] || state=freeze
-if ! grep -qw $state /sys/power/state 2>/dev/null; then
-	echo "not ok - suspend: the guest offers '$state' (/sys/power/state: $(cat /sys/power/state 2>&1))"
-	exit 0
-fi
-# S3, not suspend-to-idle: QEMU raises the RTC's wake event from S3 only.
-[ ! -w /sys/power/mem_sleep ] || echo deep > /sys/power/mem_sleep
-echo "case $case, mem_sleep: $(cat /sys/power/mem_sleep 2>/dev/null)"
-
-if [ "$KIND" = mainline ]; then
-	case $case in rtcclock|ptpsim)
-		echo "ok - suspend: $case # SKIP mainline has no timers on dynamic clocks"
-		exit 0 ;;
-	esac
-fi
-
-case $case in
-alarm)
-	fdclock-suspend --name "CLOCK_BOOTTIME_ALARM timer due in 1 s" \
-		--boottime-alarm --in 1000 --expect-error EBUSY
-	[ "$KIND" = mainline ] ||
-		fdclock-suspend --name "rtcclock0 timer due in 1 s" \
-			--clock /dev/rtcclock0 --in 1000 --expect-error EBUSY
-	# 6 s: the debug kernel takes a couple of seconds to go down.
-	fdclock-suspend --name "CLOCK_BOOTTIME_ALARM timer 6 s" \
-		--boottime-alarm --in 6000
-	;;
-rtcclock)
-	# An RTC timer expires on a whole second, up to a second after its
-	# delay: arm 5 s ahead so that it is not refused as due too soon.
-	fdclock-suspend --name "rtcclock0 timer 5 s" --clock /dev/rtcclock0 \
-		--in 5000 --late-max 2500
-	;;
-ptpsim)
-	sim=81
-	modprobe ptp_sim 2>/dev/null || true
-	if echo $sim > /sys/bus/ptp_sim/new_device; then
-		dev=/dev/$(ls /sys/bus/ptp_sim/devices/ptp_sim$sim/ptp)
-		fdclock-suspend --name "ptp_sim timer 6 s, the RTC's wakealarm 3 s" \
-			--clock "$dev" --in 6000 --wakealarm rtc0:3 --late-max 300
-		echo $sim > /sys/bus/ptp_sim/del_device
-	else
-		echo "not ok - suspend: a ptp_sim instance (ptp_sim is part of the series)"
+# run_case CASE: one case; returns early when the guest cannot run it.
+run_case() {
+	case=$1
+	state=mem
+	[ "$case" != s2idle ] || state=freeze
+	if ! grep -qw $state /sys/power/state 2>/dev/null; then
+		echo "not ok - suspend: $case: the guest offers '$state' (/sys/power/state: $(cat /sys/power/state 2>&1))"
+		return
 	fi
-	;;
-s2idle)
-	fdclock-suspend --name "s2idle: CLOCK_BOOTTIME_ALARM timer 4 s" \
-		--boottime-alarm --in 4000 --state freeze --outcome s2idle
-	[ "$KIND" = mainline ] ||
-		fdclock-suspend --name "s2idle: rtcclock0 timer 4 s" \
-			--clock /dev/rtcclock0 --in 4000 --state freeze \
-			--outcome s2idle --late-max 2500
-	;;
-rebind)
-	dev=$(readlink -f /sys/class/rtc/rtc0/device)
-	drv=$(readlink -f /sys/class/rtc/rtc0/device/driver)
-	echo "${dev##*/}" > "$drv/unbind"
-	echo "${dev##*/}" > "$drv/bind"
-	rtc=$(ls -d "$dev"/rtc/rtc* 2>/dev/null | head -n 1)
-	echo "after unbind and bind, the RTC is ${rtc##*/}"
+	# S3, not suspend-to-idle: QEMU raises the RTC's wake event from S3 only.
+	[ ! -w /sys/power/mem_sleep ] || echo deep > /sys/power/mem_sleep
+	echo "case $case, mem_sleep: $(cat /sys/power/mem_sleep 2>/dev/null)"
+
 	if [ "$KIND" = mainline ]; then
-		fdclock-suspend --name "mainline, after the RTC driver is unbound and bound again: alarm suspend fails with ENODEV (alarmtimer keeps the removed RTC; the series fixes it)" \
-			--boottime-alarm --in 3000 --expect-error ENODEV
-	else
-		fdclock-suspend --name "after the RTC driver is unbound and bound again, a CLOCK_BOOTTIME_ALARM timer wakes the system" \
-			--boottime-alarm --in 3000 --rtc "${rtc##*/}"
+		case $case in rtcclock|ptpsim)
+			echo "ok - suspend: $case # SKIP mainline has no timers on dynamic clocks"
+			return ;;
+		esac
 	fi
-	;;
-*)
-	echo "not ok - suspend: unknown case '$case'"
-	;;
-esac
-check "suspend: $case: no kernel report" sh -c \
+
+	case $case in
+	alarm)
+		fdclock-suspend --name "CLOCK_BOOTTIME_ALARM timer due in 1 s" \
+			--boottime-alarm --in 1000 --expect-error EBUSY
+		[ "$KIND" = mainline ] ||
+			fdclock-suspend --name "rtcclock0 timer due in 1 s" \
+				--clock /dev/rtcclock0 --in 1000 --expect-error EBUSY
+		# 6 s: the debug kernel takes a couple of seconds to go down.
+		fdclock-suspend --name "CLOCK_BOOTTIME_ALARM timer 6 s" \
+			--boottime-alarm --in 6000
+		;;
+	rtcclock)
+		# An RTC timer expires on a whole second, up to a second after its
+		# delay: arm 5 s ahead so that it is not refused as due too soon.
+		fdclock-suspend --name "rtcclock0 timer 5 s" --clock /dev/rtcclock0 \
+			--in 5000 --late-max 2500
+		;;
+	ptpsim)
+		sim=81
+		modprobe ptp_sim 2>/dev/null || true
+		if echo $sim > /sys/bus/ptp_sim/new_device; then
+			dev=/dev/$(ls /sys/bus/ptp_sim/devices/ptp_sim$sim/ptp)
+			fdclock-suspend --name "ptp_sim timer 6 s, the RTC's wakealarm 3 s" \
+				--clock "$dev" --in 6000 --wakealarm rtc0:3 --late-max 300
+			echo $sim > /sys/bus/ptp_sim/del_device
+		else
+			echo "not ok - suspend: a ptp_sim instance (ptp_sim is part of the series)"
+		fi
+		;;
+	s2idle)
+		fdclock-suspend --name "s2idle: CLOCK_BOOTTIME_ALARM timer 4 s" \
+			--boottime-alarm --in 4000 --state freeze --outcome s2idle
+		[ "$KIND" = mainline ] ||
+			fdclock-suspend --name "s2idle: rtcclock0 timer 4 s" \
+				--clock /dev/rtcclock0 --in 4000 --state freeze \
+				--outcome s2idle --late-max 2500
+		;;
+	rebind)
+		dev=$(readlink -f /sys/class/rtc/rtc0/device)
+		drv=$(readlink -f /sys/class/rtc/rtc0/device/driver)
+		echo "${dev##*/}" > "$drv/unbind"
+		echo "${dev##*/}" > "$drv/bind"
+		rtc=$(ls -d "$dev"/rtc/rtc* 2>/dev/null | head -n 1)
+		echo "after unbind and bind, the RTC is ${rtc##*/}"
+		if [ "$KIND" = mainline ]; then
+			fdclock-suspend --name "mainline, after the RTC driver is unbound and bound again: alarm suspend fails with ENODEV (alarmtimer keeps the removed RTC; the series fixes it)" \
+				--boottime-alarm --in 3000 --expect-error ENODEV
+		else
+			fdclock-suspend --name "after the RTC driver is unbound and bound again, a CLOCK_BOOTTIME_ALARM timer wakes the system" \
+				--boottime-alarm --in 3000 --rtc "${rtc##*/}"
+		fi
+		;;
+	*)
+		echo "not ok - suspend: unknown case '$case'"
+		;;
+	esac
+}
+
+for c in ${SUSPEND_CASE:-alarm}; do
+	run_case "$c"
+done
+check "suspend: ${SUSPEND_CASE:-alarm}: no kernel report" sh -c \
 	"! dmesg | grep -E 'Oops|BUG:|WARNING:|KASAN:|general protection fault'"
