@@ -36,21 +36,18 @@ run_guest() {
 # qmp_guests KIND QEMU_RUN_OPTION...: in the background, one after the
 # other, the guests of scripts/hotplug.sh: hot-unplug with the s2idle and
 # alarm suspend cases, then one boot for each further case (QEMU sleeps in
-# S3 once per boot).  On the debug kernel, the slowest, the hot-unplug boot
-# runs beside the others instead of before them.
+# S3 once per boot).
 qmp_guests() {
 	local kind=$1 c cases="rebind"
 	shift
 	[ "$kind" = mainline ] || cases="rtcclock ptpsim rebind"
 	( set +e
 	  run_guest "$kind-hotplug" "$kind" "$top/scripts/hotplug.sh" "$kind" "$@" \
-		--console-log "$res/$kind-hotplug.console" &
-	  [ "$kind" = debug ] || wait $!
+		--console-log "$res/$kind-hotplug.console"
 	  for c in $cases; do
 		run_guest "$kind-suspend-$c" "$kind" "$top/scripts/hotplug.sh" "$kind" \
 			--suspend "$c" "$@" --console-log "$res/$kind-suspend-$c.console"
-	  done
-	  wait ) &
+	  done ) &
 }
 
 # wait_guests: wait for every guest started, and say how long they took.
