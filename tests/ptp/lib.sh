@@ -86,3 +86,9 @@ ksft_retry() {
 	}' $(ls "$kr_dir" | sort -n | sed "s|^|$kr_dir/|")
 	rm -rf "$kr_dir"
 }
+
+# rtc_of DEVICE: the rtcN of a device (a sysfs device directory), or nothing.
+rtc_of() {
+	rtc_of_r=$(ls -d "$1"/rtc/rtc* 2>/dev/null | head -n 1)
+	echo "${rtc_of_r##*/}"
+}

@@ -88,14 +88,14 @@ run_case() {
 		drv=$(readlink -f /sys/class/rtc/rtc0/device/driver)
 		echo "${dev##*/}" > "$drv/unbind"
 		echo "${dev##*/}" > "$drv/bind"
-		rtc=$(ls -d "$dev"/rtc/rtc* 2>/dev/null | head -n 1)
-		echo "after unbind and bind, the RTC is ${rtc##*/}"
+		rtc=$(rtc_of "$dev")
+		echo "after unbind and bind, the RTC is $rtc"
 		if [ "$KIND" = mainline ]; then
 			fdclock-suspend --name "mainline, after the RTC driver is unbound and bound again: alarm suspend fails with ENODEV (alarmtimer keeps the removed RTC; the series fixes it)" \
 				--boottime-alarm --in 3000 --expect-error ENODEV
 		else
 			fdclock-suspend --name "after the RTC driver is unbound and bound again, a CLOCK_BOOTTIME_ALARM timer wakes the system" \
-				--boottime-alarm --in 3000 --rtc "${rtc##*/}"
+				--boottime-alarm --in 3000 --rtc "$rtc"
 		fi
 		;;
 	*)

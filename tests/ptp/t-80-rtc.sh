@@ -24,32 +24,26 @@ fdclock-rtc /dev/rtcclock0 /dev/rtc0 -- sh -c "echo ${dev##*/} > $drv/unbind"
 
 # Bound again, the RTC and its clock come back.
 echo "${dev##*/}" > "$drv/bind"
-rtc=$(ls -d "$dev"/rtc/rtc* 2>/dev/null | head -n 1)
-rtc=${rtc##*/}
+rtc=$(rtc_of "$dev")
 n=${rtc#rtc}
 check "rtc: after the driver is bound again, /dev/$rtc and /dev/rtcclock$n work" \
 	fdclock-rtc --only read "/dev/rtcclock$n" "/dev/$rtc"
-# rtc_dev PLATFORM_DEVICE: the rtcN of a platform device, or nothing.
-rtc_dev() {
-	r=$(ls -d /sys/bus/platform/devices/$1/rtc/rtc* 2>/dev/null | head -n 1)
-	echo "${r##*/}"
+# rtc_test N LABEL WHAT FDCLOCK_RTC_OPTION...: run fdclock-rtc on rtc-test.N.
+rtc_test() {
+	r=$(rtc_of /sys/bus/platform/devices/rtc-test.$1)
+	echo "rtc-test.$1 ($3): ${r:-no RTC}"
+	if [ -z "$r" ]; then
+		echo "not ok - $2: rtc-test.$1 registers an RTC"
+		return
+	fi
+	n=$1 label=$2
+	shift 3
+	fdclock-rtc --label "$label" "$@" "/dev/rtcclock${r#rtc}" "/dev/$r" \
+		-- sh -c "echo rtc-test.$n > /sys/bus/platform/drivers/rtc-test/unbind"
 }
 if modprobe rtc-test; then
-	r=$(rtc_dev rtc-test.0)
-	echo "rtc-test.0 (no alarm): ${r:-no RTC}"
-	if [ -n "$r" ]; then
-		fdclock-rtc --label rtc-noalarm --no-alarm "/dev/rtcclock${r#rtc}" \
-			"/dev/$r" -- sh -c "echo rtc-test.0 > /sys/bus/platform/drivers/rtc-test/unbind"
-	else
-		echo "not ok - rtc-noalarm: rtc-test.0 registers an RTC"
-	fi
-	r=$(rtc_dev rtc-test.1)
-	echo "rtc-test.1 (alarm): ${r:-no RTC}"
-	if [ -n "$r" ]; then
-		fdclock-rtc --label rtc-test --only order "/dev/rtcclock${r#rtc}" "/dev/$r"
-	else
-		echo "not ok - rtc-test: rtc-test.1 registers an RTC"
-	fi
+	rtc_test 0 rtc-noalarm "no alarm" --no-alarm
+	rtc_test 1 rtc-test alarm --only order
 	check "rtc: rtc-test unloads" rmmod rtc-test
 else
 	echo "not ok - rtc: modprobe rtc-test (CONFIG_RTC_DRV_TEST=m)"
