@@ -91,18 +91,6 @@ struct clock_device_operations {
 	bool timer_wakes;
 };
 
-#define CLOCKDEV_EXPIRY_LOG	64
-
-/**
- * struct clockdev_expiry - one expiry decision, for tests (debugfs)
- * @expires: The timer's expiry, device time (ns).
- * @decided: The device time read when the core decided it had expired.
- */
-struct clockdev_expiry {
-	u64 expires;
-	u64 decided;
-};
-
 /**
  * struct clockdev_timer_base - the timers of one clock
  *
@@ -137,9 +125,9 @@ struct clockdev_expiry {
  * @step_seq:    Counts steps, so that a read racing with one is dropped.
  * @stepping:    Steps under way: the worker does not read meanwhile.
  * @shutdown:    The clock is gone: nothing can be armed any more.
- * @log:         The last CLOCKDEV_EXPIRY_LOG expiry decisions ...
- * @log_next:    ... and where the next one goes.
- * @reads:       Reads of the clock by the worker (debugfs).
+ *
+ * The worker's reads and its expiry decisions are traced
+ * (include/trace/events/clockdev.h).
  */
 struct clockdev_timer_base {
 	spinlock_t lock;		/* see above */
@@ -167,9 +155,6 @@ struct clockdev_timer_base {
 	bool shutdown;
 	unsigned int step_seq;
 	unsigned int stepping;
-	struct clockdev_expiry log[CLOCKDEV_EXPIRY_LOG];
-	unsigned int log_next;
-	u64 reads;
 };
 
 /**
@@ -198,7 +183,6 @@ struct clockdev_timer_base {
  * @timers:  The clock's timers.
  * @deferred_puts: References to drop from @put_work.
  * @put_work: Drops references that were released in atomic context.
- * @debugfs: The clock's directory under debugfs clockdev/.
  *
  * A driver embeds a struct clock_device in its own object and finds it
  * back with container_of().  After clock_device_unregister() returns the
@@ -219,7 +203,6 @@ struct clock_device {
 	struct clockdev_timer_base timers;
 	atomic_t deferred_puts;
 	struct work_struct put_work;
-	struct dentry *debugfs;
 };
 
 /**

@@ -15,13 +15,11 @@
  */
 #include <kunit/visibility.h>
 #include <linux/clockdev.h>
-#include <linux/debugfs.h>
 #include <linux/export.h>
 #include <linux/file.h>
 #include <linux/idr.h>
 #include <linux/init.h>
 #include <linux/module.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
@@ -34,7 +32,6 @@ static DEFINE_IDA(clockdev_ida);
 /* Registered clocks by serial number, for restarted sleeps. */
 static DEFINE_XARRAY_ALLOC1(clockdev_clocks);
 static u32 clockdev_next_serial;
-static struct dentry *clockdev_debugfs_root;
 
 /**
  * clockdev_enter() - start an operation on a clock
@@ -262,28 +259,6 @@ void clockdev_put_deferred(struct clock_device *cd)
 	schedule_work(&cd->put_work);
 }
 
-static int clockdev_expiries_show(struct seq_file *s, void *unused)
-{
-	struct clock_device *cd = s->private;
-	struct clockdev_timer_base *base = &cd->timers;
-	unsigned int i, next;
-
-	/* Oldest first: "expiry decided late_ns", all device time. */
-	spin_lock_irq(&base->lock);
-	next = base->log_next;
-	for (i = next > CLOCKDEV_EXPIRY_LOG ? next - CLOCKDEV_EXPIRY_LOG : 0;
-	     i < next; i++) {
-		struct clockdev_expiry *e = &base->log[i % CLOCKDEV_EXPIRY_LOG];
-
-		seq_printf(s, "%llu %llu %lld\n", e->expires, e->decided,
-			   (s64)(e->decided - e->expires));
-	}
-	spin_unlock_irq(&base->lock);
-
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(clockdev_expiries);
-
 static void clockdev_dev_release(struct device *dev)
 {
 	struct clock_device *cd = container_of(dev, struct clock_device, dev);
@@ -371,12 +346,6 @@ int clock_device_register(struct clock_device *cd)
 		xa_erase(&clockdev_clocks, cd->serial);
 		return err;
 	}
-	cd->debugfs = debugfs_create_dir(dev_name(&cd->dev),
-					 clockdev_debugfs_root);
-	debugfs_create_file("expiries", 0444, cd->debugfs, cd,
-			    &clockdev_expiries_fops);
-	debugfs_create_u64("timer_reads", 0444, cd->debugfs, &cd->timers.reads);
-
 	return 0;
 }
 EXPORT_SYMBOL_GPL(clock_device_register);
@@ -402,7 +371,6 @@ void clock_device_unregister(struct clock_device *cd)
 
 	cdev_device_del(&cd->cdev, &cd->dev);
 	xa_erase(&clockdev_clocks, cd->serial);
-	debugfs_remove(cd->debugfs);
 
 	WRITE_ONCE(cd->dead, true);
 	wake_up_all(&cd->wait);
@@ -423,8 +391,6 @@ static int __init clockdev_init(void)
 		pr_err("clockdev: failed to allocate device region: %d\n", err);
 		return err;
 	}
-	clockdev_debugfs_root = debugfs_create_dir("clockdev", NULL);
-
 	return 0;
 }
 subsys_initcall(clockdev_init);

@@ -62,6 +62,9 @@
 
 #include "clockdev.h"
 
+#define CREATE_TRACE_POINTS
+#include <trace/events/clockdev.h>
+
 /* Below this, predictions are not shortened. */
 #define CLOCKDEV_TIMER_SLACK_NS		(2 * NSEC_PER_MSEC)
 /*
@@ -208,17 +211,6 @@ static enum hrtimer_restart clockdev_timer_hrtimer_fn(struct hrtimer *hr)
 	return HRTIMER_NORESTART;
 }
 
-/* Record the expiry decision for user space to check (debugfs). */
-static void clockdev_timer_record(struct clockdev_timer_base *base,
-				  u64 expires, u64 dev_now)
-{
-	struct clockdev_expiry *e;
-
-	e = &base->log[base->log_next++ % CLOCKDEV_EXPIRY_LOG];
-	e->expires = expires;
-	e->decided = dev_now;
-}
-
 static void clockdev_timers_shift_relative(struct clockdev_timer_base *base,
 					   s64 step);
 
@@ -360,7 +352,11 @@ static void clockdev_timer_work(struct work_struct *work)
 	clockdev_exit(cd, idx);
 
 	spin_lock_irq(&base->lock);
-	base->reads++;
+	if (trace_clockdev_timer_read_enabled())
+		trace_clockdev_timer_read(cd, b0,
+					  err ? 0 : timespec64_to_ns(&ts),
+					  base->ref_valid ?
+					  clockdev_predict(base, b0) : 0, err);
 	if (seq != base->step_seq) {
 		/* A driver's step while we read: the read may predate it. */
 		queue_work(clockdev_wq, &base->work);
@@ -418,7 +414,7 @@ static void clockdev_timer_work(struct work_struct *work)
 		timerqueue_del(&base->queue, node);
 		t->state = CLOCKDEV_TIMER_RUNNING;
 		base->running = t;
-		clockdev_timer_record(base, node->expires, dev_now);
+		trace_clockdev_timer_expire(cd, node->expires, dev_now);
 		spin_unlock_irq(&base->lock);
 
 		t->function(t, dev_now, CLOCKDEV_TIMER_EXPIRED);
