@@ -104,7 +104,9 @@ struct clock_device_operations {
  *               and across known steps: the two never overlap.
  * @running:     The timer whose callback runs.
  * @ref_dev:     Device time of the last read (ns) ...
- * @ref_boot:    ... and the boot time it was read at.
+ * @ref_boot:    ... the boot time just before it was read ...
+ * @ref_lead:    ... and how long the read took: the prediction from
+ *               (@ref_dev, @ref_boot) may run ahead of the clock by this.
  * @rate_dev:    Device time of the read the rate is measured from ...
  * @rate_boot:   ... and its boot time.
  * @rate:        Device ns per boot ns, 32.32 fixed point, from two reads.
@@ -122,6 +124,7 @@ struct clock_device_operations {
  * @stepped:     The clock was stepped by an unknown amount since the last
  *               read.
  * @step_event:  A step is to be reported to cancel-on-step timers.
+ * @step_gen:    Counts the steps reported to cancel-on-step timers.
  * @step_seq:    Counts steps, so that a read racing with one is dropped.
  * @stepping:    Steps under way: the worker does not read meanwhile.
  * @shutdown:    The clock is gone: nothing can be armed any more.
@@ -140,6 +143,7 @@ struct clockdev_timer_base {
 	struct clockdev_timer *running;
 	u64 ref_dev;
 	ktime_t ref_boot;
+	u64 ref_lead;
 	u64 rate_dev;
 	ktime_t rate_boot;
 	u64 rate;
@@ -154,6 +158,7 @@ struct clockdev_timer_base {
 	bool step_event;
 	bool shutdown;
 	unsigned int step_seq;
+	unsigned int step_gen;
 	unsigned int stepping;
 };
 

@@ -46,6 +46,10 @@ enum clockdev_timer_event {
  * @relative: Armed relative: steps of the clock do not move its expiry.
  * @cancel_on_step: Disarm the timer and report it when the clock is stepped.
  * @state:    enum clockdev_timer_state, under the clock's timer lock.
+ * @step_gen: The clock's step count when the timer was armed: only a
+ *            later step cancels it (@cancel_on_step).
+ * @seen:     The latest device time its remaining time was taken at ...
+ * @seen_gen: ... and the clock's step count then.
  */
 struct clockdev_timer {
 	struct timerqueue_node node;
@@ -57,6 +61,9 @@ struct clockdev_timer {
 	bool relative;
 	bool cancel_on_step;
 	u8 state;
+	unsigned int step_gen;
+	unsigned int seen_gen;
+	u64 seen;
 };
 
 #if IS_ENABLED(CONFIG_CLOCKDEV)
@@ -74,6 +81,8 @@ int clockdev_timer_try_to_cancel(struct clockdev_timer *t);
 void clockdev_timer_wait_running(struct clockdev_timer *t);
 void clockdev_timer_cancel(struct clockdev_timer *t);
 s64 clockdev_timer_remaining(struct clockdev_timer *t, u64 *now);
+u64 clockdev_timer_forward(struct clockdev_timer *t, u64 interval,
+			   bool delivered);
 #else
 static inline struct clock_device *clockdev_get_by_clockid(const clockid_t id)
 {
@@ -112,6 +121,12 @@ static inline void clockdev_timer_cancel(struct clockdev_timer *t) { }
 static inline s64 clockdev_timer_remaining(struct clockdev_timer *t, u64 *now)
 {
 	*now = 0;
+	return 0;
+}
+
+static inline u64 clockdev_timer_forward(struct clockdev_timer *t,
+					 u64 interval, bool delivered)
+{
 	return 0;
 }
 #endif

@@ -96,6 +96,8 @@ struct clock_device *clockdev_get_by_clockid(const clockid_t id)
 		cd = ERR_PTR(-EPERM);
 	else
 		get_device(&cd->dev);
+	if (!IS_ERR(cd))
+		clockdev_timers_prepare(cd);
 	clockdev_call_end(&call);
 
 	return cd;
@@ -270,19 +272,15 @@ static struct k_itimer *cd_to_itimer(struct clockdev_timer *t)
 	return container_of(t, struct k_itimer, it.cd.timer);
 }
 
-/* Move @timr's expiry past @now by whole intervals; returns the count. */
-static s64 clockdev_itimer_forward(struct k_itimer *timr, u64 now)
+/*
+ * Move @timr's expiry on by whole periods past the clock's last read;
+ * returns the count.  @delivered: its expiry was delivered.
+ */
+static s64 clockdev_itimer_forward(struct k_itimer *timr, bool delivered)
 {
-	struct clockdev_timer *t = &timr->it.cd.timer;
-	u64 iv = ktime_to_ns(timr->it_interval);
-	u64 n;
-
-	if (!iv || t->node.expires > now)
-		return 0;
-	n = div64_u64(now - t->node.expires, iv) + 1;
-	t->node.expires += n * iv;
-
-	return n;
+	return clockdev_timer_forward(&timr->it.cd.timer,
+				      ktime_to_ns(timr->it_interval),
+				      delivered);
 }
 
 static void clockdev_itimer_fn(struct clockdev_timer *t, u64 now,
@@ -299,7 +297,7 @@ static void clockdev_itimer_fn(struct clockdev_timer *t, u64 now,
 	spin_lock_irqsave(&timr->it_lock, flags);
 	if (posix_timer_queue_signal(timr) && timr->it_interval) {
 		/* Ignored signal: re-arm here, the signal path will not. */
-		timr->it_overrun += clockdev_itimer_forward(timr, now);
+		timr->it_overrun += clockdev_itimer_forward(timr, true);
 		++timr->it_requeue_pending;
 		timr->it_active = 1;
 		clockdev_timer_requeue(t, t->node.expires);
@@ -337,7 +335,7 @@ static int clockdev_timer_get(struct k_itimer *timr,
 	rem = clockdev_timer_remaining(t, &now);
 	if (timr->it_interval && rem <= 0 &&
 	    (timr->it_requeue_pending & REQUEUE_PENDING || sig_none)) {
-		timr->it_overrun += clockdev_itimer_forward(timr, now);
+		timr->it_overrun += clockdev_itimer_forward(timr, false);
 		rem = (s64)(t->node.expires - now);
 	}
 	if (rem <= 0) {
@@ -385,10 +383,8 @@ static int clockdev_timer_set(struct k_itimer *timr, int flags,
 static void clockdev_timer_rearm(struct k_itimer *timr)
 {
 	struct clockdev_timer *t = &timr->it.cd.timer;
-	u64 now;
 
-	clockdev_timer_remaining(t, &now);
-	timr->it_overrun += clockdev_itimer_forward(timr, now);
+	timr->it_overrun += clockdev_itimer_forward(timr, true);
 	clockdev_timer_restart(t, t->node.expires);
 }
 
@@ -481,7 +477,7 @@ static int clockdev_do_nsleep(struct clock_device *cd, u64 expires,
 		return 0;
 
 	restart->nanosleep.clockid = cd->serial;
-	restart->nanosleep.expires = now + rem;
+	restart->nanosleep.expires = absolute ? expires : now + rem;
 	set_restart_fn(restart, clockdev_nsleep_restart);
 	if (restart->nanosleep.type == TT_NONE)
 		return -ERESTART_RESTARTBLOCK;
@@ -512,11 +508,13 @@ static int clockdev_nsleep(const clockid_t id, int flags,
 	if (IS_ERR(cd))
 		return PTR_ERR(cd);
 
+	/*
+	 * Absolute sleeps too are restarted through the restart block, not
+	 * by calling the system call again: the file the clockid names may
+	 * have been closed meanwhile, and the sleep goes on without it.
+	 */
 	err = clockdev_do_nsleep(cd, timespec64_to_ns(ts),
 				 flags & TIMER_ABSTIME);
-	/* An absolute sleep is restarted by the syscall, as it is. */
-	if (err == -ERESTART_RESTARTBLOCK && (flags & TIMER_ABSTIME))
-		err = -ERESTARTNOHAND;
 	put_device(&cd->dev);
 
 	return err;

@@ -126,6 +126,22 @@ static u64 clockdev_predict(struct clockdev_timer_base *base, ktime_t boot)
 	return base->ref_dev + mul_u64_u64_shr(span, base->rate, 32);
 }
 
+/*
+ * Device time the clock has surely reached at boot time @boot: the
+ * prediction, less what it may run ahead by (the time the last read took,
+ * and a rate error up to 2000 ppm since), never below the last read.
+ * Holds base->lock.
+ */
+static u64 clockdev_reached(struct clockdev_timer_base *base, ktime_t boot)
+{
+	s64 age = ktime_to_ns(ktime_sub(boot, base->ref_boot));
+	u64 pred = clockdev_predict(base, boot), lead = base->ref_lead;
+
+	if (age > 0)
+		lead += age / 512;
+	return pred > base->ref_dev + lead ? pred - lead : base->ref_dev;
+}
+
 /* Boot time to wait for @dev_delay of device time.  Holds base->lock. */
 static u64 clockdev_boot_delay(struct clockdev_timer_base *base, u64 dev_delay)
 {
@@ -220,7 +236,8 @@ static void clockdev_timers_shift_relative(struct clockdev_timer_base *base,
  * at least CLOCKDEV_RATE_MIN_SPAN of boot time.  Holds base->lock.
  */
 static void clockdev_timer_update_ref(struct clockdev_timer_base *base,
-				      u64 dev_now, ktime_t boot, bool stepped)
+				      u64 dev_now, ktime_t boot, u64 lead,
+				      bool stepped)
 {
 	s64 span = ktime_to_ns(ktime_sub(boot, base->rate_boot));
 
@@ -257,6 +274,7 @@ static void clockdev_timer_update_ref(struct clockdev_timer_base *base,
 	}
 	base->ref_dev = dev_now;
 	base->ref_boot = boot;
+	base->ref_lead = lead;
 	base->ref_valid = true;
 	base->resumed = false;
 }
@@ -274,7 +292,8 @@ static void clockdev_timer_cancel_stepped(struct clockdev_timer_base *base,
 restart:
 	for (rb = rb_first_cached(&base->queue.rb_root); rb; rb = rb_next(rb)) {
 		t = rb_entry(rb, struct clockdev_timer, node.node);
-		if (!t->cancel_on_step)
+		/* Armed after the step: not concerned, as on CLOCK_REALTIME. */
+		if (!t->cancel_on_step || t->step_gen == base->step_gen)
 			continue;
 		timerqueue_del(&base->queue, &t->node);
 		t->state = CLOCKDEV_TIMER_RUNNING;
@@ -338,7 +357,7 @@ static void clockdev_timer_work(struct work_struct *work)
 	unsigned int seq;
 	u64 dev_now;
 	int err, idx;
-	ktime_t b0;
+	ktime_t b0, b1;
 
 	if (clockdev_enter(cd, &idx))
 		return;
@@ -349,6 +368,7 @@ static void clockdev_timer_work(struct work_struct *work)
 	spin_unlock_irq(&base->lock);
 	b0 = ktime_get_boottime();
 	err = cd->ops->clock_gettime(cd, &ts);
+	b1 = ktime_get_boottime();
 	clockdev_exit(cd, idx);
 
 	spin_lock_irq(&base->lock);
@@ -393,7 +413,8 @@ static void clockdev_timer_work(struct work_struct *work)
 	 * clock at or ahead of its real time, so timer_gettime() never
 	 * reports more than is left.
 	 */
-	clockdev_timer_update_ref(base, dev_now, b0, stepped);
+	clockdev_timer_update_ref(base, dev_now, b0,
+				  ktime_to_ns(ktime_sub(b1, b0)), stepped);
 
 	list_for_each_entry_safe(t, tmp, &base->unanchored, anchor) {
 		list_del_init(&t->anchor);
@@ -484,6 +505,9 @@ int clockdev_timer_start(struct clockdev_timer *t, u64 expires, bool absolute)
 		goto out_unlock;
 	t->relative = !absolute;
 	t->delay = expires;
+	t->step_gen = base->step_gen;
+	t->seen_gen = base->step_gen;
+	t->seen = 0;
 	now = ktime_get_boottime();
 	if (absolute) {
 		t->node.expires = expires;
@@ -655,6 +679,17 @@ s64 clockdev_timer_remaining(struct clockdev_timer *t, u64 *now)
 	 */
 	if (clockdev_has_alarm(base))
 		*now += base_to_cd(base)->ops->timer_tick;
+	/*
+	 * A new read may move the prediction back by the time the previous
+	 * read took: what the timer's owner saw never goes back but for a
+	 * step, as on a static clock.
+	 */
+	if (t->seen_gen == base->step_gen && *now < t->seen) {
+		*now = t->seen;
+	} else {
+		t->seen = *now;
+		t->seen_gen = base->step_gen;
+	}
 	if (t->state == CLOCKDEV_TIMER_UNANCHORED)
 		rem = t->delay;
 	else
@@ -671,6 +706,64 @@ s64 clockdev_timer_remaining(struct clockdev_timer *t, u64 *now)
 	return rem;
 }
 EXPORT_SYMBOL_GPL(clockdev_timer_remaining);
+
+/**
+ * clockdev_timer_forward() - move an expired periodic timer on
+ * @t:         A timer that is not armed.
+ * @interval:  Its period, device ns.
+ * @delivered: Its expiry was delivered, so it must move at least one
+ *             period even if the clock's last read is behind it (the clock
+ *             was stepped back since).
+ *
+ * Moves the expiry by whole periods to the first one after the time the
+ * clock has surely reached (the prediction from its last read, less what
+ * the prediction may run ahead by), so that the count never runs ahead of
+ * the clock.
+ *
+ * Context: any; does not read the clock.
+ * Return: the number of periods the expiry moved by.
+ */
+u64 clockdev_timer_forward(struct clockdev_timer *t, u64 interval,
+			   bool delivered)
+{
+	struct clockdev_timer_base *base = &t->cd->timers;
+	unsigned long flags;
+	u64 n = 0, now;
+
+	if (!interval)
+		return 0;
+	spin_lock_irqsave(&base->lock, flags);
+	now = base->ref_valid ? clockdev_reached(base, ktime_get_boottime()) : 0;
+	if (base->ref_valid && now >= t->node.expires)
+		n = div64_u64(now - t->node.expires, interval) + 1;
+	else if (delivered)
+		n = 1;
+	t->node.expires += n * interval;
+	spin_unlock_irqrestore(&base->lock, flags);
+
+	return n;
+}
+EXPORT_SYMBOL_GPL(clockdev_timer_forward);
+
+/*
+ * clockdev_timers_prepare() - get a clock ready for its first timer
+ * @cd: The clock.
+ *
+ * Reads the clock once if the core never did, so that the remaining time
+ * of a timer is right from the start (timer_gettime() right after
+ * timer_settime()).
+ *
+ * Context: process context, inside the clock's read section; sleeps.
+ */
+void clockdev_timers_prepare(struct clock_device *cd)
+{
+	struct clockdev_timer_base *base = &cd->timers;
+
+	if (READ_ONCE(base->ref_valid))
+		return;
+	queue_work(clockdev_wq, &base->work);
+	flush_work(&base->work);
+}
 
 /**
  * clock_device_time_changed() - tell the core that a clock was stepped
@@ -697,6 +790,7 @@ void clock_device_time_changed(struct clock_device *cd)
 	if (!base->stepping) {
 		base->stepped = true;
 		base->step_seq++;
+		base->step_gen++;
 		if (!base->shutdown)
 			queue_work(clockdev_wq, &base->work);
 	}
@@ -830,16 +924,29 @@ void clockdev_timers_step_end(struct clock_device *cd, bool stepped, bool set,
 		if (set) {
 			base->ref_dev = value;
 			base->ref_boot = before;
+			base->ref_lead = ktime_to_ns(ktime_sub(ktime_get_boottime(),
+							       before));
 		} else {
 			base->ref_dev += value;
 		}
 		base->rate_dev = base->ref_dev;
 		base->rate_boot = base->ref_boot;
+	} else if (set) {
+		/* No read yet: the time set is the first reference. */
+		base->ref_dev = value;
+		base->ref_boot = before;
+		base->ref_lead = ktime_to_ns(ktime_sub(ktime_get_boottime(),
+						       before));
+		base->rate_dev = value;
+		base->rate_boot = before;
+		base->ref_valid = true;
 	} else {
 		base->stepped = true;
 	}
-	if (stepped)
+	if (stepped) {
 		base->step_event = true;
+		base->step_gen++;
+	}
 	if (!base->shutdown)
 		queue_work(clockdev_wq, &base->work);
 	spin_unlock_irqrestore(&base->lock, flags);

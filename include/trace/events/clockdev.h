@@ -18,31 +18,22 @@
  * @err:       The driver's result.
  */
 TRACE_EVENT(clockdev_timer_read,
-
-	TP_PROTO(struct clock_device *cd, ktime_t boot, u64 dev, u64 predicted,
-		 int err),
-
-	TP_ARGS(cd, boot, dev, predicted, err),
-
-	TP_STRUCT__entry(
-		__string(clock, dev_name(&cd->dev))
-		__field(s64, boot)
-		__field(u64, dev)
-		__field(u64, predicted)
-		__field(int, err)
-	),
-
-	TP_fast_assign(
-		__assign_str(clock);
-		__entry->boot = ktime_to_ns(boot);
-		__entry->dev = dev;
-		__entry->predicted = predicted;
-		__entry->err = err;
-	),
-
-	TP_printk("clock=%s boot=%lld dev=%llu predicted=%llu err=%d",
-		  __get_str(clock), __entry->boot, __entry->dev,
-		  __entry->predicted, __entry->err)
+	    TP_PROTO(struct clock_device *cd, ktime_t boot, u64 dev,
+		     u64 predicted, int err),
+	    TP_ARGS(cd, boot, dev, predicted, err),
+	    TP_STRUCT__entry(__string(clock, dev_name(&cd->dev))
+			     __field(s64, boot)
+			     __field(u64, dev)
+			     __field(u64, predicted)
+			     __field(int, err)),
+	    TP_fast_assign(__assign_str(clock);
+			   __entry->boot = ktime_to_ns(boot);
+			   __entry->dev = dev;
+			   __entry->predicted = predicted;
+			   __entry->err = err;),
+	    TP_printk("clock=%s boot=%lld dev=%llu predicted=%llu err=%d",
+		      __get_str(clock), __entry->boot, __entry->dev,
+		      __entry->predicted, __entry->err)
 );
 
 /**
@@ -52,26 +43,17 @@ TRACE_EVENT(clockdev_timer_read,
  * @now:     The device time read that decided it: never below @expires.
  */
 TRACE_EVENT(clockdev_timer_expire,
-
-	TP_PROTO(struct clock_device *cd, u64 expires, u64 now),
-
-	TP_ARGS(cd, expires, now),
-
-	TP_STRUCT__entry(
-		__string(clock, dev_name(&cd->dev))
-		__field(u64, expires)
-		__field(u64, now)
-	),
-
-	TP_fast_assign(
-		__assign_str(clock);
-		__entry->expires = expires;
-		__entry->now = now;
-	),
-
-	TP_printk("clock=%s expires=%llu now=%llu late=%lld",
-		  __get_str(clock), __entry->expires, __entry->now,
-		  (s64)(__entry->now - __entry->expires))
+	    TP_PROTO(struct clock_device *cd, u64 expires, u64 now),
+	    TP_ARGS(cd, expires, now),
+	    TP_STRUCT__entry(__string(clock, dev_name(&cd->dev))
+			     __field(u64, expires)
+			     __field(u64, now)),
+	    TP_fast_assign(__assign_str(clock);
+			   __entry->expires = expires;
+			   __entry->now = now;),
+	    TP_printk("clock=%s expires=%llu now=%llu late=%lld",
+		      __get_str(clock), __entry->expires, __entry->now,
+		      (s64)(__entry->now - __entry->expires))
 );
 
 #endif /* _TRACE_CLOCKDEV_H */

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * POSIX timers on dynamic clocks that are stepped: timer_gettime() right
+ * after a step, relative timers across steps (also bursts of steps while
+ * the core reads the clock), and a clock that does not advance (QEMU
+ * 7.2's e1000e PHC): its timers do not fire, the core backs off reading
+ * it, and setting it past an expiry fires the timer promptly.  The rest
+ * of what is particular to POSIX timers is in posix_timers.c.
+ *
+ * A clock that should not advance is measured first: one that does (a
+ * newer QEMU's e1000e) skips those tests.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "clockdev_util.h"
+
+/* A running device clock starts here: far from CLOCK_REALTIME. */
+#define PHC_BASE_S		1000
+/* Latest acceptable expiry, on top of the stalls seen. */
+#define LATE_MAX_NS		MS(200)
+/* "Promptly": an expiry that a step of the clock made due. */
+#define PROMPT_NS		MS(100)
+/* How far timer_gettime()'s view of the device time may be off. */
+#define PRED_TOL_NS		MS(2)
+/* CLOCK_MONOTONIC against a 0 ppm device clock over a second or so. */
+#define RATE_TOL_NS		MS(1)
+#define STEP_ROUNDS		20
+#define BUSY_ROUNDS		5
+#define BUSY_STEPS		2000
+/* Reads allowed of a stalled clock in STALL_WAIT_S with a timer armed. */
+#define STALL_WAIT_S		3
+#define STALL_MAX_READS		40
+
+#define SIG_TIMER		(SIGRTMIN + 1)
+/* Ignored: its periodic timer keeps the core reading the clock. */
+#define SIG_BUSY		(SIGRTMIN + 3)
+
+static int tmr_create(clockid_t clk, int notify, int value, int *id)
+{
+	return sys_timer_create(clk, notify, SIG_TIMER, value, 0, id);
+}
+
+static s64 late_bound(void)
+{
+	return LATE_MAX_NS + stall_max_ns();
+}
+
+/*
+ * Make the clock, check that it takes timers, and get the signals ready.
+ * False after a SKIP.
+ */
+static bool timers_setup(struct __test_metadata *_metadata,
+			 struct test_clock *c, enum clock_kind kind)
+{
+	char why[256];
+	int err;
+
+	err = test_clock_make(c, kind, why, sizeof(why));
+	if (err)
+		SKIP(return false, "%s", why);
+	err = probe_timer_create(c->clk);
+	if (err) {
+		test_clock_destroy(c);
+		SKIP(return false, "timer_create on %s: %s: no timers on dynamic clocks",
+		     c->name, errname(-err));
+	}
+	tsig_start(SIG_TIMER, c->clk);
+	/* After the mask: the monitor takes no timer signal. */
+	stall_monitor_start();
+	return true;
+}
+
+/* ---- device clocks that run and can be stepped ---- */
+
+/**
+ * struct _test_data_steps - the clock under test
+ * @c:        the clock
+ * @read_max: the longest of a few reads of it, CLOCK_MONOTONIC ns
+ */
+FIXTURE(steps) {
+	struct test_clock c;
+	s64 read_max;
+};
+
+FIXTURE_VARIANT(steps) {
+	enum clock_kind kind;
+};
+
+FIXTURE_VARIANT_ADD(steps, ptp_sim) {
+	.kind = CK_PTP_SIM,
+};
+
+FIXTURE_VARIANT_ADD(steps, ptp_sim_sleeping) {
+	.kind = CK_PTP_SIM_SLOW,
+};
+
+FIXTURE_VARIANT_ADD(steps, mock_phc) {
+	.kind = CK_MOCK_PHC,
+};
+
+FIXTURE_SETUP(steps)
+{
+	clockid_t clk;
+	s64 t0, m0, m1;
+	int i, err;
+
+	if (!timers_setup(_metadata, &self->c, variant->kind))
+		return;
+	clk = self->c.clk;
+	t0 = clock_ns(clk);
+	ASSERT_LE(0, t0) TH_LOG("clock_gettime on %s: %s", self->c.name,
+				errname(errno));
+	for (i = 0; i < 8; i++) {
+		m0 = mono_ns();
+		clock_ns(clk);
+		m1 = mono_ns();
+		if (m1 - m0 > self->read_max)
+			self->read_max = m1 - m0;
+	}
+	pass_time(MS(10));
+	ASSERT_LT(t0, clock_ns(clk)) TH_LOG("%s does not advance",
+					    self->c.name);
+	err = sys_clock_settime(clk, SEC(PHC_BASE_S));
+	ASSERT_EQ(0, err) TH_LOG("clock_settime %d s on %s: %s", PHC_BASE_S,
+				 self->c.name, errname(-err));
+}
+
+FIXTURE_TEARDOWN(steps)
+{
+	test_clock_destroy(&self->c);
+}
+
+/*
+ * How far timer_gettime()'s prediction of the device time may be off:
+ * it maps from a read that may have taken as long as ours, or been
+ * delayed by a stall of the machine.
+ */
+static s64 pred_tol(const struct _test_data_steps *self)
+{
+	return PRED_TOL_NS + 2 * self->read_max + stall_max_ns();
+}
+
+/*
+ * A remaining time from timer_gettime(), answered from the core's
+ * prediction of the device time: what was left during the call, between
+ * the reads @before and @after, give or take @tol; never more than @set.
+ */
+static void judge_remaining(struct __test_metadata *_metadata, int round,
+			    s64 value, s64 set, s64 expiry, s64 before,
+			    s64 after, s64 tol)
+{
+	EXPECT_GE(set, value) TH_LOG("round %d: more than armed", round);
+	EXPECT_GE(expiry - before + tol, value)
+		TH_LOG("round %d: %lld ns left, want %lld..%lld", round, value,
+		       expiry - after - tol, expiry - before + tol);
+	EXPECT_LE(expiry - after - tol, value)
+		TH_LOG("round %d: %lld ns left, want %lld..%lld", round, value,
+		       expiry - after - tol, expiry - before + tol);
+}
+
+/*
+ * timer_gettime() right after clock_settime() +1000 s counts from the new
+ * time: armed 500 ms ahead of it, STEP_ROUNDS times.
+ */
+static void gettime_after_step(struct __test_metadata *_metadata,
+			       struct _test_data_steps *self, int notify)
+{
+	clockid_t clk = self->c.clk;
+	s64 t0, t1, expiry, value, iv;
+	int id, err, i;
+
+	err = tmr_create(clk, notify, 0, &id);
+	ASSERT_EQ(0, err) TH_LOG("timer_create: %s", errname(-err));
+	for (i = 0; i < STEP_ROUNDS; i++) {
+		err = sys_clock_settime(clk, clock_ns(clk) + SEC(1000));
+		ASSERT_EQ(0, err) TH_LOG("clock_settime: %s", errname(-err));
+		t0 = clock_ns(clk);
+		expiry = t0 + MS(500);
+		ASSERT_EQ(0, sys_timer_settime(id, TIMER_ABSTIME, expiry, 0));
+		ASSERT_EQ(0, sys_timer_gettime(id, &value, &iv));
+		t1 = clock_ns(clk);
+		judge_remaining(_metadata, i, value, MS(500), expiry, t0, t1,
+				pred_tol(self));
+		/* And back: the next round steps from there. */
+		ASSERT_EQ(0, sys_clock_settime(clk, clock_ns(clk) - SEC(1000)));
+	}
+	EXPECT_EQ(0, sys_timer_delete(id));
+}
+
+TEST_F(steps, gettime_after_step_none)
+{
+	gettime_after_step(_metadata, self, SIGEV_NONE);
+}
+
+TEST_F(steps, gettime_after_step_signal)
+{
+	gettime_after_step(_metadata, self, SIGEV_SIGNAL);
+}
+
+/*
+ * A relative SIGEV_NONE timer of 2 s, the clock stepped by @step 100 ms
+ * later: 100 ms after the step, timer_gettime() still counts down from
+ * the arming, in CLOCK_MONOTONIC terms (at 0 ppm).
+ */
+static void step_rel_none(struct __test_metadata *_metadata,
+			  struct _test_data_steps *self, s64 step)
+{
+	s64 m0, m1, m2, m3, value, iv, tol;
+	int id, err;
+
+	err = tmr_create(self->c.clk, SIGEV_NONE, 0, &id);
+	ASSERT_EQ(0, err) TH_LOG("timer_create: %s", errname(-err));
+	m0 = mono_ns();
+	ASSERT_EQ(0, sys_timer_settime(id, 0, SEC(2), 0));
+	m1 = mono_ns();
+	pass_time(MS(100));
+	err = sys_clock_step(self->c.clk, step);
+	ASSERT_EQ(0, err) TH_LOG("ADJ_SETOFFSET: %s", errname(-err));
+	/* Let the core read the stepped clock. */
+	pass_time(MS(100));
+	m2 = mono_ns();
+	ASSERT_EQ(0, sys_timer_gettime(id, &value, &iv));
+	m3 = mono_ns();
+	tol = pred_tol(self) + RATE_TOL_NS;
+	EXPECT_GE(SEC(2) - (m2 - m1) + tol, value)
+		TH_LOG("%lld ns left, want %lld..%lld", value,
+		       SEC(2) - (m3 - m0) - tol, SEC(2) - (m2 - m1) + tol);
+	EXPECT_LE(SEC(2) - (m3 - m0) - tol, value)
+		TH_LOG("%lld ns left, want %lld..%lld", value,
+		       SEC(2) - (m3 - m0) - tol, SEC(2) - (m2 - m1) + tol);
+	EXPECT_EQ(0, sys_timer_delete(id));
+}
+
+TEST_F(steps, step_rel_none_plus5)
+{
+	step_rel_none(_metadata, self, SEC(5));
+}
+
+TEST_F(steps, step_rel_none_minus5)
+{
+	step_rel_none(_metadata, self, -SEC(5));
+}
+
+/*
+ * One round of step_rel_busy: arm @id 300 ms ahead (relative), step the
+ * clock BUSY_STEPS times, +5 s and -5 s in turn, and expect the signal
+ * 300 ms after arming (CLOCK_MONOTONIC).
+ */
+static void step_rel_round(struct __test_metadata *_metadata, clockid_t clk,
+			   int id, int round)
+{
+	int before = tsig_count(), err = 0, i;
+	s64 m0, m1, m2, due, at;
+
+	m0 = mono_ns();
+	ASSERT_EQ(0, sys_timer_settime(id, 0, MS(300), 0));
+	m1 = mono_ns();
+	for (i = 0; i < BUSY_STEPS && !err; i++)
+		err = sys_clock_step(clk, i % 2 ? -SEC(5) : SEC(5));
+	m2 = mono_ns();
+	ASSERT_EQ(0, err) TH_LOG("round %d: ADJ_SETOFFSET: %s", round,
+				 errname(-err));
+	ASSERT_LT(before, tsig_wait(before + 1, SEC(8)))
+		TH_LOG("round %d: no signal within 8 s", round);
+	at = tsig_nth(before)->mono;
+	/*
+	 * SIG_TIMER is handled only in tsig_wait(): when the steps outlast
+	 * the timer, its signal cannot be seen before they end.
+	 */
+	due = m2 - m1 > MS(300) ? m2 - m1 : MS(300);
+	EXPECT_LE(MS(300) - RATE_TOL_NS, at - m0)
+		TH_LOG("round %d: fired %.1f ms after arming", round,
+		       (at - m0) / 1e6);
+	EXPECT_GE(due + late_bound(), at - m1)
+		TH_LOG("round %d: fired after %.1f ms, want <= %.1f; steps took %.1f ms",
+		       round, (at - m1) / 1e6, (due + late_bound()) / 1e6,
+		       (m2 - m1) / 1e6);
+}
+
+/*
+ * Relative timers while the clock is stepped in bursts and a 1 ms
+ * periodic timer, whose signal is ignored, keeps the core reading it: a
+ * step that lands while the core reads must be followed like any other.
+ */
+TEST_F_TIMEOUT(steps, step_rel_busy, 90)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	int busy, id, err, i;
+
+	sigaction(SIG_BUSY, &ign, NULL);
+	err = sys_timer_create(self->c.clk, SIGEV_SIGNAL, SIG_BUSY, 0, 0,
+			       &busy);
+	ASSERT_EQ(0, err) TH_LOG("timer_create: %s", errname(-err));
+	ASSERT_EQ(0, sys_timer_settime(busy, 0, MS(1), MS(1)));
+	ASSERT_EQ(0, tmr_create(self->c.clk, SIGEV_SIGNAL, 0, &id));
+	pass_time(MS(20));
+	for (i = 0; i < BUSY_ROUNDS; i++)
+		step_rel_round(_metadata, self->c.clk, id, i);
+	EXPECT_EQ(0, sys_timer_delete(busy));
+	EXPECT_EQ(0, sys_timer_delete(id));
+}
+
+/* ---- a clock that does not advance: QEMU 7.2's e1000e PHC ---- */
+
+/**
+ * struct _test_data_stalled - a clock that should not advance
+ * @c:       the clock
+ * @advance: how far it advanced in 100 ms (measured in the setup)
+ */
+FIXTURE(stalled) {
+	struct test_clock c;
+	s64 advance;
+};
+
+FIXTURE_VARIANT(stalled) {
+	enum clock_kind kind;
+};
+
+FIXTURE_VARIANT_ADD(stalled, e1000e) {
+	.kind = CK_E1000E,
+};
+
+FIXTURE_SETUP(stalled)
+{
+	s64 t0;
+
+	if (!timers_setup(_metadata, &self->c, variant->kind))
+		return;
+	t0 = clock_ns(self->c.clk);
+	ASSERT_LE(0, t0) TH_LOG("clock_gettime: %s", errname(errno));
+	pass_time(MS(100));
+	self->advance = clock_ns(self->c.clk) - t0;
+}
+
+FIXTURE_TEARDOWN(stalled)
+{
+	test_clock_destroy(&self->c);
+}
+
+#define ADVANCES_FMT \
+	"%s advances (%lld ns in 100 ms): the test needs a clock that does not (QEMU 7.2's e1000e PHC)"
+
+/* The clock reads the same over 100 ms, 10 reads. */
+TEST_F(stalled, clock)
+{
+	s64 t0 = clock_ns(self->c.clk), t;
+	int i;
+
+	if (self->advance > 0)
+		SKIP(return, ADVANCES_FMT, self->c.name, self->advance);
+	EXPECT_EQ(0, self->advance) TH_LOG("the clock went backwards");
+	for (i = 0; i < 10; i++) {
+		pass_time(MS(10));
+		t = clock_ns(self->c.clk);
+		EXPECT_EQ(t0, t) TH_LOG("read %d, %d0 ms after the first", i,
+					i + 1);
+	}
+}
+
+/* A relative timer 1 s ahead has not fired after STALL_WAIT_S. */
+TEST_F(stalled, timer)
+{
+	int id, err;
+
+	if (self->advance > 0)
+		SKIP(return, ADVANCES_FMT, self->c.name, self->advance);
+	err = tmr_create(self->c.clk, SIGEV_SIGNAL, 0, &id);
+	ASSERT_EQ(0, err) TH_LOG("timer_create: %s", errname(-err));
+	ASSERT_EQ(0, sys_timer_settime(id, 0, SEC(1), 0));
+	EXPECT_EQ(0, tsig_wait(1, SEC(STALL_WAIT_S)))
+		TH_LOG("fired; the handler read %lld", tsig_nth(0)->dev);
+	EXPECT_EQ(0, sys_timer_delete(id));
+}
+
+/*
+ * Back-off: with a relative timer 1 s ahead on the clock, the core reads
+ * it at least once and fewer than STALL_MAX_READS times in STALL_WAIT_S,
+ * as counted by the tracepoint clockdev:clockdev_timer_read.
+ */
+TEST_F(stalled, backoff)
+{
+	struct event_count reads;
+	int id, err;
+
+	if (self->advance > 0)
+		SKIP(return, ADVANCES_FMT, self->c.name, self->advance);
+	err = event_count_start(&reads, "clockdev_timer_read", self->c.node);
+	ASSERT_EQ(0, err)
+		TH_LOG("tracepoint clockdev:clockdev_timer_read: %s: cannot count the core's reads",
+		       errname(-err));
+	err = tmr_create(self->c.clk, SIGEV_SIGNAL, 0, &id);
+	ASSERT_EQ(0, err) TH_LOG("timer_create: %s", errname(-err));
+	ASSERT_EQ(0, sys_timer_settime(id, 0, SEC(1), 0));
+	EXPECT_EQ(0, tsig_wait(1, SEC(STALL_WAIT_S)));
+	EXPECT_EQ(0, sys_timer_delete(id));
+	ASSERT_EQ(0, event_count_stop(&reads));
+	EXPECT_EQ(0, reads.lost);
+	EXPECT_LE(1, reads.events) TH_LOG("the core never read the clock");
+	EXPECT_GT(STALL_MAX_READS, reads.events)
+		TH_LOG("%ld reads in %d s", reads.events, STALL_WAIT_S);
+	TH_LOG("%ld reads in %d s", reads.events, STALL_WAIT_S);
+}
+
+/*
+ * A clock that does not advance but can be set: an absolute timer fires
+ * promptly when the clock is set past its expiry, after the core backed
+ * off.
+ */
+TEST_F(stalled, step)
+{
+	s64 base = SEC(PHC_BASE_S), m0, t;
+	const struct tsig *f;
+	int id, err;
+
+	if (self->advance > 0)
+		SKIP(return, ADVANCES_FMT, self->c.name, self->advance);
+	err = sys_clock_settime(self->c.clk, base);
+	ASSERT_EQ(0, err) TH_LOG("clock_settime: %s", errname(-err));
+	t = clock_ns(self->c.clk);
+	if (t != base)
+		SKIP(return, "%s reads %lld after clock_settime %lld: it does not keep its time",
+		     self->c.name, t, base);
+	ASSERT_EQ(0, tmr_create(self->c.clk, SIGEV_SIGNAL, 0, &id));
+	ASSERT_EQ(0, sys_timer_settime(id, TIMER_ABSTIME, base + SEC(1), 0));
+	/* Let the core back off: this is about a clock it gave up on. */
+	pass_time(MS(1500));
+	ASSERT_EQ(0, sys_clock_settime(self->c.clk, base + SEC(2)));
+	m0 = mono_ns();
+	ASSERT_EQ(1, tsig_wait(1, SEC(3)))
+		TH_LOG("no signal 3 s after the step");
+	f = tsig_nth(0);
+	EXPECT_LE(base + SEC(1), f->dev)
+		TH_LOG("the handler read %lld: the expiry had not come", f->dev);
+	EXPECT_GE(PROMPT_NS + stall_max_ns(), f->mono - m0)
+		TH_LOG("fired %.1f ms after the step, want < %lld ms (+ %.1f ms of stalls)",
+		       (f->mono - m0) / 1e6, PROMPT_NS / NSEC_PER_MSEC,
+		       stall_max_ns() / 1e6);
+	EXPECT_EQ(0, sys_timer_delete(id));
+}
+
+TEST_HARNESS_MAIN
