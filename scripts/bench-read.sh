@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench-read.sh: the body of 'make bench-read'.  Boots the mainline and the
 # patched kernel alternately (PASSES times each, same settings), runs
-# tests/ptp/src/fdclock-bench on the netdevsim mock PHC (the same driver on
-# both) and prints, per figure, the median over the passes side by side with
-# the patched/mainline ratio and the spread between passes.
+# read_bench (tools/testing/selftests/clockdev) on the netdevsim mock PHC
+# (the same driver on both) and prints, per figure, the median over the
+# passes side by side with the patched/mainline ratio and the spread
+# between passes.
 # The figures are QEMU TCG ones: compare the kernels with each other only.
 # usage: bench-read.sh [-p PASSES] [-r ROUNDS] [-m MS]
-#        (-r and -m are fdclock-bench's: rounds per figure, ms per round)
+#        (-r and -m are read_bench's: rounds per figure, ms per round)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -28,11 +29,9 @@ payload=$(mktemp -d /tmp/clockdev-bench.XXXXXX)
 trap 'rm -rf "$payload"' EXIT
 rm -rf "$res"; mkdir -p "$res"
 
-# build_payload: the static benchmark and the guest script that runs it.
+# build_payload: the guest script that runs the benchmark (installed in
+# the guest image with the clockdev selftests, scripts/initramfs.sh).
 build_payload() {
-	need_cmd gcc gcc
-	gcc -O2 -Wall -static -pthread -o "$payload/fdclock-bench" \
-		"$top/tests/ptp/src/fdclock-bench.c"
 	cat > "$payload/bench.sh" <<'EOF'
 # Guest side: a netdevsim port brings a mock PHC; measure reads of it.
 modprobe netdevsim && echo "90 1" > /sys/bus/netdevsim/new_device || exit 1
@@ -42,7 +41,7 @@ done
 [ -n "${dev:-}" ] || { echo "no mock PHC"; exit 1; }
 echo "# kernel $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 echo "# $dev: $(cat /sys/class/ptp/${dev#/dev/}/clock_name)"
-/payload/fdclock-bench "$@" "$dev"
+/usr/local/kselftest/clockdev/read_bench "$@" "$dev"
 rc=$?
 echo 90 > /sys/bus/netdevsim/del_device
 exit $rc

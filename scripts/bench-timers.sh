@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # bench-timers.sh: the body of 'make bench-timers'.  Boots KIND once and runs
-# tests/ptp/src/fdclock-latency on a ptp_sim clock: the lateness of one-shot
-# timers, periodic timers and clock_nanosleep() at 0 and +-PPM of frequency
-# offset, side by side with the same on CLOCK_MONOTONIC, then of a probe
-# timer with N background timers armed on the same clock.  Prints the table
+# timer_latency (tools/testing/selftests/clockdev) on a ptp_sim clock: the
+# lateness of one-shot timers, periodic timers, clock_nanosleep() and timerfd
+# at 0 and +-PPM of frequency offset, side by side with the same on
+# CLOCK_MONOTONIC, then of a probe timer with N background timers armed on
+# the same clock.  Prints the table
 # and keeps it in $OUT/bench-timers/table.txt (the console beside it).
 # The figures are QEMU TCG ones: compare the clocks with each other only.
 # usage: bench-timers.sh [-k KIND] [-n SAMPLES] [-b N,...] [-p PPM]
@@ -27,11 +28,9 @@ payload=$(mktemp -d /tmp/clockdev-bench-timers.XXXXXX)
 trap 'rm -rf "$payload"' EXIT
 rm -rf "$res"; mkdir -p "$res"
 
-# build_payload: the static benchmark and the guest script that runs it.
+# build_payload: the guest script that runs the benchmark (installed in
+# the guest image with the clockdev selftests, scripts/initramfs.sh).
 build_payload() {
-	need_cmd gcc gcc
-	gcc -O2 -Wall -static -pthread -o "$payload/fdclock-latency" \
-		"$top/tests/ptp/src/fdclock-latency.c"
 	cat > "$payload/bench.sh" <<'EOF'
 # Guest side: a ptp_sim instance; measure expiries on its clock.
 bus=/sys/bus/ptp_sim
@@ -40,7 +39,7 @@ echo 80 > $bus/new_device || { echo "no ptp_sim in this kernel"; exit 1; }
 dev=/dev/$(ls $bus/devices/ptp_sim80/ptp)
 echo "kernel $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)," \
 	"$(grep MemTotal /proc/meminfo | tr -s ' ')"
-/payload/fdclock-latency "$@" "$dev"
+/usr/local/kselftest/clockdev/timer_latency "$@" "$dev"
 rc=$?
 echo 80 > $bus/del_device
 exit $rc

@@ -2,17 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0
 # build-kernel.sh KIND: build the guest kernel KIND (mainline, patched,
 # debug, rt, mainline-debug) from tinyconfig plus the fragments in qemu/config.
+# KIND dev and dev-debug build the developer's own tree, $DEV (a worktree
+# of the series branch, README.md: 'Changing the series'), as patched and
+# debug are built.
 # Incremental: with nothing changed, make rebuilds nothing.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-kind=${1:?usage: build-kernel.sh mainline|patched|debug|rt|mainline-debug}
+kind=${1:?usage: build-kernel.sh mainline|patched|debug|rt|mainline-debug|dev|dev-debug}
 case $kind in
 mainline)       src=$TREE;          frags=(base) ;;
 mainline-debug) src=$TREE;          frags=(base debug) ;;
 patched)        src=$CACHE/patched; frags=(base clockdev) ;;
 debug)          src=$CACHE/patched; frags=(base clockdev debug) ;;
 rt)             src=$CACHE/patched; frags=(base clockdev rt) ;;
+dev)            src=$DEV;           frags=(base clockdev) ;;
+dev-debug)      src=$DEV;           frags=(base clockdev debug) ;;
 *) die "unknown kernel '$kind'" ;;
 esac
 [ -f "$src/Makefile" ] || die "no source tree at $src: run 'make tree' (and 'make series' for $kind)"
@@ -39,14 +44,20 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
 	KCONFIG_CONFIG=$obj/.config "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" \
 		"$obj/.config" "${cfgs[@]}" >/dev/null
 	kmake olddefconfig >/dev/null
-	# Check the final .config, not the fragment: report options that did not stick.
+	# Check the final .config, not the fragment: report options that did
+	# not stick.  A later fragment overrides an earlier one (debug makes
+	# PTP a module): check each option's last setting.
 	missing=0
+	declare -A want_opt=()
 	while IFS= read -r line; do
+		case $line in CONFIG_*=*) want_opt[${line%%=*}]=$line ;; esac
+	done < <(cat "${cfgs[@]}" | grep -v '^#')
+	for line in "${want_opt[@]}"; do
 		case $line in CONFIG_*=n) opt=${line%%=*}
 			grep -q "^$opt=" "$obj/.config" && { log "$opt still set"; missing=1; } ;;
-		CONFIG_*) grep -qx "$line" "$obj/.config" || { log "$line did not stick"; missing=1; } ;;
+		*) grep -qx "$line" "$obj/.config" || { log "$line did not stick"; missing=1; } ;;
 		esac
-	done < <(cat "${cfgs[@]}" | grep -v '^#')
+	done
 	[ $missing = 0 ] || die "configuration of $kind is incomplete"
 	echo "$want" > "$stamp"
 fi

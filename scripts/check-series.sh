@@ -13,7 +13,9 @@ for p in "${patches[@]}"; do
 	n=$((n + 1))
 	# UNKNOWN_COMMIT_ID: the Debian tree has no upstream history, so the
 	# commit a Fixes: tag names cannot be looked up here.
-	if res=$(cd "$TREE" && perl scripts/checkpatch.pl --strict -q \
+	# /usr/bin first: its python3 has the modules spdxcheck.py needs
+	# (python3-ply, python3-git), which another python3 on PATH may lack.
+	if res=$(cd "$TREE" && PATH=/usr/bin:$PATH perl scripts/checkpatch.pl --strict -q \
 			--ignore UNKNOWN_COMMIT_ID "$OUT/patches/$p" 2>&1); then
 		echo "ok $n - checkpatch --strict $p"
 	else

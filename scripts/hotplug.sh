@@ -17,9 +17,9 @@ set -euo pipefail
 
 kind=${1:?usage: hotplug.sh KIND [--suspend CASE] [QEMU_RUN_OPTION...]}
 shift
-tests="/payload/hotplug.sh /payload/suspend.sh" case="s2idle alarm"
+tests="hotplug.sh suspend.sh" case="s2idle alarm"
 if [ "${1:-}" = --suspend ]; then
-	tests=/payload/suspend.sh case=${2:?--suspend CASE}
+	tests=suspend.sh case=${2:?--suspend CASE}
 	shift 2
 fi
 need_cmd socat socat
@@ -78,7 +78,7 @@ watch_console "$conlog" &
 
 status=0
 "$top/qemu/run" --kernel "$kind" --qmp "$sock" "$@" "${extra[@]}" --payload "$top/tests/ptp" \
-	-- sh -c "SUSPEND_CASE='$case' exec sh /payload/run.sh $kind $tests" |
+	-- env SUSPEND_CASE="$case" sh /payload/run.sh $tests |
 	unplug_when_ready || status=$?
 [ ${#extra[@]} = 0 ] || cat "$conlog" >&2
 exit $status

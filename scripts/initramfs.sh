@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # initramfs.sh KIND: build $BUILD/KIND/initramfs.cpio.gz: busybox, linuxptp,
 # ethtool, ip, bash, the kernel's ptp, timers and rtc selftests built from the
-# same tree, our test programs (tests/ptp/src/*.c, in /usr/local/bin/clockdev)
+# same tree, the clockdev selftests (/usr/local/kselftest, run_kselftest.sh)
 # and KIND's modules.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -10,7 +10,7 @@ set -euo pipefail
 kind=${1:?usage: initramfs.sh KIND}
 obj=$BUILD/$kind
 [ -f "$obj/kernelrelease" ] || die "kernel $kind not built"
-case $kind in mainline*) src=$TREE ;; *) src=$CACHE/patched ;; esac
+case $kind in mainline*) src=$TREE ;; dev*) src=$DEV ;; *) src=$CACHE/patched ;; esac
 need_cmd cpio cpio
 [ -x /bin/busybox ] || die "busybox missing: run 'make deps' (busybox-static)"
 for c in ptp4l phc2sys phc_ctl pmc ts2phc; do need_cmd "$c" linuxptp; done
@@ -25,30 +25,33 @@ for t in ptp timers rtc; do
 		KHDR_INCLUDES="-isystem $obj/usr/include" >/dev/null
 done
 
-# Our test programs: one static binary per tests/ptp/src/*.c, built against
-# this kernel's exported uapi headers.  One that does not build is left out
-# of the image and reported as "not ok" in $obj/test-programs.tap, which
-# check.sh and soak.sh count.
-tb=$obj/clockdev-bin
-rm -rf "$tb"; mkdir -p "$tb"
-build_test_programs() {
-	local c name n=0 msg
-	echo "TAP version 13"
-	for c in "$top"/tests/ptp/src/*.c; do
-		[ -e "$c" ] || continue
-		n=$((n + 1)) name=$(basename "$c" .c)
-		if msg=$(gcc -O2 -Wall -static -pthread -isystem "$obj/usr/include" \
-				-o "$tb/$name" "$c" 2>&1); then
-			echo "ok $n - build tests/ptp/src/$name.c"
-		else
-			echo "not ok $n - build tests/ptp/src/$name.c"
-			log "cannot build tests/ptp/src/$name.c for $kind: left out"
-		fi
-		[ -z "$msg" ] || printf '%s\n' "$msg" | sed 's/^/# /'
-	done
-	echo "1..$n"
+# The clockdev selftests (tools/testing/selftests/clockdev, a patch of the
+# series), built and installed by the kernel's own selftests Makefile, as
+# static programs against this kernel's uapi headers.  Mainline's tree has
+# no such directory: its guest runs the same tests from the patched tree,
+# built against mainline's headers, and they skip what mainline lacks.
+# A build failure is a "not ok" in $obj/test-programs.tap (counted by
+# scripts/suite.sh) and leaves the tests out of the image.
+case $kind in dev*) ksrc=$DEV/tools/testing/selftests ;; *) ksrc=$CACHE/patched/tools/testing/selftests ;; esac
+ksft=$obj/kselftest
+# Incremental: the build directory stays, make rebuilds what changed.
+rm -rf "$ksft"
+build_selftests() {
+	if [ ! -d "$ksrc/clockdev" ]; then
+		echo "not ok 1 - build the clockdev selftests # no $ksrc/clockdev: run 'make series'"
+		return
+	fi
+	if msg=$(make -s -C "$ksrc" TARGETS=clockdev O="$obj/kselftest-build" \
+			KHDR_INCLUDES="-isystem $obj/usr/include" LDFLAGS=-static \
+			INSTALL_PATH="$ksft" install 2>&1); then
+		echo "ok 1 - build the clockdev selftests (make -C tools/testing/selftests TARGETS=clockdev install)"
+	else
+		echo "not ok 1 - build the clockdev selftests (make -C tools/testing/selftests TARGETS=clockdev install)"
+		log "cannot build the clockdev selftests for $kind"
+	fi
+	[ -z "$msg" ] || printf '%s\n' "$msg" | sed 's/^/# /'
 }
-build_test_programs > "$obj/test-programs.tap"
+{ echo "TAP version 13"; echo "1..1"; build_selftests; } > "$obj/test-programs.tap"
 
 root=$obj/initramfs
 rm -rf "$root"
@@ -69,6 +72,9 @@ copy_prog() { # copy_prog PATH: the program and its shared libraries
 for c in ptp4l phc2sys phc_ctl pmc ts2phc ethtool; do copy_prog "$(command -v "$c")"; done
 copy_prog /usr/sbin/ip || copy_prog /sbin/ip
 copy_prog /bin/bash
+# GNU timeout: kselftest's runner enforces a directory's settings timeout
+# with /usr/bin/timeout --foreground, which busybox's lacks.
+copy_prog /usr/bin/timeout
 # glibc loads libgcc_s at run time for pthread_cancel (posix_timers uses it).
 for lib in /lib/x86_64-linux-gnu/libgcc_s.so.1; do
 	mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"
@@ -78,7 +84,7 @@ ln -sf /usr/sbin/ip "$root/sbin/ip" 2>/dev/null || true
 mkdir -p "$root/usr/local/bin/selftests"
 cp -r "$st/ptp" "$st/timers" "$st/rtc" "$root/usr/local/bin/selftests/"
 cp "$src/tools/testing/selftests/ptp/phc.sh" "$root/usr/local/bin/selftests/ptp/"
-cp -r "$tb" "$root/usr/local/bin/clockdev"
+[ ! -d "$ksft" ] || cp -r "$ksft" "$root/usr/local/kselftest"
 cp "$top/qemu/guest/init" "$root/init"
 chmod +x "$root/init"
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"

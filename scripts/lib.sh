@@ -6,6 +6,8 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/clockdev}
 TREE=${TREE:-$CACHE/linux}
 BUILD=${BUILD:-$CACHE/build}
+# A developer's worktree of the series (kernels dev and dev-debug).
+DEV=${DEV:-$HOME/clockdev-dev}
 OUT=${OUT:-$top/out}
 TARBALL=${TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 JOBS=${JOBS:-$(nproc)}

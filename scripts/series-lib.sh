@@ -4,8 +4,10 @@
 # shellcheck shell=bash
 #
 # The source of truth is series/*.patch, in the order of series/series:
-# what git format-patch writes (--zero-commit --no-signature, so the same
-# commits give the same bytes), and what would be mailed.  Every file the
+# what git format-patch writes (--zero-commit --no-signature, and
+# --abbrev=12 because the default abbreviation of the index lines grows
+# with the number of objects in the repository: so the same commits give
+# the same bytes on every machine), and what would be mailed.  Every file the
 # series adds is also kept at its in-tree path in this repository, to be
 # read and edited there; a file it only modifies (kernel/time/posix-timers.c)
 # lives in the patches alone.  The two must agree: series_guard refuses a
@@ -62,7 +64,7 @@ series_format_patch() {
 	local rev=$1 dir=$2
 	mkdir -p "$dir"
 	# MAINTAINERS first: checkpatch then knows that new files are listed.
-	git -C "$TREE" format-patch -q --zero-commit --no-signature \
+	git -C "$TREE" format-patch -q --zero-commit --no-signature --abbrev=12 \
 		-O"$top/series/orderfile" -o "$dir" "base..$rev"
 	(cd "$dir" && ls -1 -- *.patch) > "$dir/series"
 }

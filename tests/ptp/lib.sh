@@ -43,8 +43,9 @@ ksft() {
 }
 
 # ksft_retry NAME RUNS CMD...: ksft, run again while a check fails, up to
-# RUNS runs of the whole program; a check that passes in one run counts as
-# passed, and says in which runs it failed.  Only for selftests whose fixed
+# RUNS runs of the whole program; a check that passes only in a later run
+# is reported "# FLAKY" with the runs it failed in (scripts/judge.sh lists
+# it as flaky, not as passed).  Only for selftests whose fixed
 # thresholds a loaded TCG host misses now and then (posix_timers' signal
 # distribution and overrun checks fail so on both kernels): a check that
 # fails in every run still fails.
@@ -71,7 +72,7 @@ ksft_retry() {
 			if (l ~ /^(not )?ok - /) {
 				k = l; sub(/^(not )?ok - /, "", k)
 				if (k in ok && bad[k] != "")
-					print "ok - " k " (failed in run " bad[k] " of " run ", passed in another: retried)"
+					print "ok - " k " # FLAKY failed in run " bad[k] " of " run ", passed in another"
 				else if (k in ok)
 					print "ok - " k
 				else
@@ -91,4 +92,71 @@ ksft_retry() {
 rtc_of() {
 	rtc_of_r=$(ls -d "$1"/rtc/rtc* 2>/dev/null | head -n 1)
 	echo "${rtc_of_r##*/}"
+}
+
+# KSFT: the clockdev selftests as "make install" of tools/testing/selftests
+# lays them out (scripts/initramfs.sh), with run_kselftest.sh.
+KSFT=${KSFT:-/usr/local/kselftest}
+
+# ksft_run COLLECTION:TEST [ARG...]: run one installed kselftest through
+# run_kselftest.sh, under its directory's settings timeout, with ARGs
+# (harness options such as -v VARIANT) passed the runner's way
+# (KSELFTEST_<TEST>_ARGS).  Each result of the program becomes
+# "ok - COLLECTION: TEST: RESULT" with its directive (SKIP, XFAIL; XPASS,
+# a stale XFAIL, fails); a program that ends badly (exit status, timeout)
+# with no failing result says so itself.
+ksft_run() {
+	kr_t=$1
+	shift
+	kr_out=$(mktemp)
+	kr_var=KSELFTEST_$(echo "${kr_t#*:}" | tr -c '[:alnum:]_\n' _ | tr '[:lower:]' '[:upper:]')_ARGS
+	[ $# = 0 ] || echo "  $kr_t $* (a subset: scripts/suite.sh)"
+	# Appending: the runner writes the program's lines through a file
+	# description of its own (/dev/stdout), which must not overwrite ours.
+	env "$kr_var=$*" "$KSFT/run_kselftest.sh" -t "$kr_t" >> "$kr_out" 2>&1
+	echo "exit status $?" >> "$kr_out"
+	awk -v col="${kr_t%%:*}" -v prog="${kr_t#*:}" '
+	function emit(st, rest,    d) {
+		d = ""
+		if (match(rest, / # (SKIP|XFAIL|XPASS|TODO|TIMEOUT)/)) {
+			d = substr(rest, RSTART + 3); rest = substr(rest, 1, RSTART - 1)
+		}
+		sub(/[ \t]+$/, "", rest)
+		if (d ~ /^XPASS/) { st = "not ok"; d = ""; rest = rest " (passed, but marked XFAIL)" }
+		if (d ~ /^TIMEOUT/) { st = "not ok"; rest = rest " (" d ")"; d = "" }
+		if (st == "not ok") bad = 1
+		print st " - " col ": " prog ": " rest (d == "" ? "" : " # " d)
+	}
+	# run_kselftest.sh prefixes the lines of the program with "# ".
+	/^# (not )?ok [0-9]+ / { line = substr($0, 3); nested = 1 }
+	/^(not )?ok [0-9]+ / && !/ selftests: / { line = $0; nested = 1 }
+	nested {
+		nested = 0
+		st = (line ~ /^not ok/) ? "not ok" : "ok"
+		sub(/^(not )?ok [0-9]+ /, "", line)
+		emit(st, line)
+		next
+	}
+	/^not ok [0-9]+ selftests: / {
+		if (!bad) print "not ok - " col ": " prog ": the program ended badly: " $0
+		next
+	}
+	/^ok [0-9]+ selftests: / { next }
+	/^exit status / { if ($3 != 0 && !bad) print "not ok - " col ": " prog ": the program ended badly (" $0 ")"; next }
+	{ print "  " $0 }' "$kr_out"
+	rm -f "$kr_out"
+}
+
+# ksft_subset COLLECTION:TEST ARG...: ksft_run the whole program, or, on a
+# kernel where scripts/suite.sh asks for a subset ($SUBSET: the debug
+# kernel, whose checkers make every test many times slower), only what the
+# harness options ARG select.  The suite says which kernels run subsets.
+ksft_subset() {
+	ks_t=$1
+	shift
+	if [ -n "${SUBSET:-}" ]; then
+		ksft_run "$ks_t" "$@"
+	else
+		ksft_run "$ks_t"
+	fi
 }

@@ -1,33 +1,34 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Guest side of 'make check': runs every tests/ptp/t-*.sh in the guest, or
-# only the TEST scripts given.
-# Each prints lines "ok - NAME" or "not ok - NAME" (and "ok - NAME # SKIP why");
-# this script numbers them into one TAP stream.  A test holding the line
-# "# clockdev: timing" is skipped on the debug kernel.
-# usage: run.sh KIND [TEST...]   (KIND = mainline | patched | debug)
-export KIND=${1:?kind}
-shift
-[ $# -gt 0 ] || set -- /payload/t-*.sh
+# Guest side of the suites (scripts/suite.sh): runs each TEST given (a path
+# relative to /payload; by default every t-*.sh) and numbers the lines they
+# print into one TAP stream.  A test prints "ok - NAME" or "not ok - NAME",
+# optionally with a directive ("# SKIP why", "# XFAIL why", "# FLAKY why");
+# any other line becomes a comment.  A test holding the line
+# "# clockdev: TAG", for a TAG listed in $SKIP_TAGS, is skipped and says so.
+# usage: run.sh [TEST...]
+cd /payload || exit 1
+[ $# -gt 0 ] || set -- t-*.sh
 export SELFTESTS=/usr/local/bin/selftests
-# Our test programs (tests/ptp/src/*.c), built by scripts/initramfs.sh.
-export PATH=/usr/local/bin/clockdev:$PATH
-n=0
 echo 0 > /tmp/count
 echo "TAP version 13"
 for t in "$@"; do
-	# A test marked "# clockdev: timing" measures latencies or rates that
-	# the debug kernel's checkers distort: not run there.
-	if [ "$KIND" = debug ] && grep -qx '# clockdev: timing' "$t"; then
-		echo "ok - ${t##*/} # SKIP timing test, not run on the debug kernel"
-		continue
-	fi
+	skipped=
+	for tag in $SKIP_TAGS; do
+		if grep -qx "# clockdev: $tag" "$t"; then
+			echo "ok - ${t##*/} # SKIP marked '$tag', not run on this kernel (scripts/suite.sh)"
+			skipped=1
+		fi
+	done
+	[ -z "$skipped" ] || continue
+	t0=$(cut -d. -f1 /proc/uptime)
 	sh "$t" 2>&1 | while IFS= read -r line; do
 		case $line in
 		"ok - "*|"not ok - "*) echo "$line" ;;
 		*) echo "# $line" ;;
 		esac
 	done
+	echo "# ${t##*/} took $(($(cut -d. -f1 /proc/uptime) - t0)) s"
 done | while IFS= read -r line; do
 	case $line in
 	"ok - "*) n=$((n + 1)); echo "ok $n ${line#ok - }" ;;

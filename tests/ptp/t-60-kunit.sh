@@ -2,8 +2,8 @@
 # The clockdev core's KUnit suite, loaded as a module (it opens device
 # nodes, so it runs after devtmpfs is mounted).  Each KUnit case counts.
 . /payload/lib.sh
-if [ "$KIND" = mainline ]; then
-	echo "ok - kunit: clockdev # SKIP mainline has no clockdev layer"
+if [ -z "$(find /lib/modules/"$(uname -r)" -name 'clockdev_test.ko*' 2>/dev/null)" ]; then
+	echo "ok - kunit: clockdev # SKIP no module clockdev_test: this kernel has no clockdev layer"
 	exit 0
 fi
 if ! modprobe clockdev_test 2>/tmp/kunit.err; then

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# suite.sh SUITE: the one test runner behind 'make check', 'make soak' and
+# 'make check-rt'.  A suite names the kernels under test, the guest tests
+# it runs on them (tests/ptp/t-*.sh, or tests/ptp/soak/s-*.sh) and whether
+# the QMP guests run (PCIe hot-unplug, suspend to RAM: scripts/hotplug.sh).
+# Mainline always runs beside them, in the same run, as the reference.
+#
+#   check   patched and debug: tests/ptp/t-*.sh, the QMP guests, the
+#           series checks (checkpatch, git am, repository = series)
+#   debug   debug: every test of check (check runs part of them on debug)
+#   soak    patched: tests/ptp/soak/s-*.sh (minutes each)
+#   rt      rt (PREEMPT_RT): the KUnit, timers and RTC tests, QMP guests
+#
+# Variables: TESTS (words; a guest test runs when its file name contains
+# one of them, e.g. TESTS="errors timers"; the word "qmp" selects the QMP
+# guests; the series checks run only without TESTS), KERNELS (the kernels
+# under test instead of the suite's, e.g. KERNELS=patched), NO_MAINLINE=1
+# (no reference run: then no failure can be called known).
+#
+# Results go to $OUT/runs/SUITE-DATE/ (kept; $OUT/SUITE links to the
+# latest): each guest's TAP (.tap), stderr (.err), exit status (.rc) and
+# console (.console), the builds' logs, and summary.txt, the judged report
+# (scripts/judge.sh) whose last line is "N passed, N failed, N skipped".
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+suite=${1:?usage: suite.sh check|debug|soak|rt}
+case $suite in
+check)
+	under=(patched debug) tests=("$top"/tests/ptp/t-*.sh) qmp=1 series=1
+	# The kernels under test run their tests in two guests side by side:
+	# the timers and RTC selftests (mostly waiting for expiries), and the
+	# rest.  Mainline, which skips most of them, runs one.
+	shard="t-70 t-80"
+	# The debug kernel (KASAN, lockdep, kmemleak: many times slower
+	# under TCG) runs what its checkers are for: the error table with
+	# removal under open descriptors, the lifetime tests (with PTP as a
+	# module there), KUnit, timers and the RTC on one clock of each
+	# kind, and the QMP guests (hot-unplug, suspend).
+	# 'make check-debug' runs every test on it.
+	debug_tests="t-00 t-10 t-40 t-45 t-60 t-70 t-80"
+	timeout=1500 ;;
+debug)
+	under=(debug) tests=("$top"/tests/ptp/t-*.sh) qmp=1 series=0
+	shard="t-70 t-80" debug_tests=
+	timeout=2400 ;;
+soak)
+	under=(patched) tests=("$top"/tests/ptp/soak/s-*.sh) qmp=0 series=0
+	shard= debug_tests=
+	timeout=3600 ;;
+rt)
+	under=(rt) tests=("$top"/tests/ptp/t-*kunit*.sh "$top"/tests/ptp/t-*timers.sh
+			  "$top"/tests/ptp/t-*rtc*.sh) qmp=1 series=0
+	shard= debug_tests=
+	timeout=1500 ;;
+*) die "unknown suite '$suite' (check, debug, soak, rt)" ;;
+esac
+[ -z "${KERNELS:-}" ] || read -ra under <<< "$KERNELS"
+kernels=("${under[@]}")
+[ -n "${NO_MAINLINE:-}" ] || kernels+=(mainline)
+
+# TESTS: keep the guest tests whose file name holds one of its words.
+if [ -n "${TESTS:-}" ]; then
+	keep=()
+	for t in "${tests[@]}"; do
+		for w in $TESTS; do
+			case ${t##*/} in *"$w"*) keep+=("$t"); break ;; esac
+		done
+	done
+	tests=("${keep[@]}")
+	case " $TESTS " in *" qmp "*) ;; *) qmp=0 ;; esac
+	series=0
+fi
+
+res=$OUT/runs/$suite-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$res"
+ln -sfn "runs/${res##*/}" "$OUT/$suite"
+. "$top/scripts/guests.sh"
+log "results in $res"
+t_start=$SECONDS
+
+# The series: applied, the repository checked against it; for 'check' also
+# checkpatch and git am, beside the kernel builds (minutes of one core).
+series_pid=
+if "$top/scripts/series.sh" > "$res/series.log" 2>&1; then
+	if [ $series = 1 ]; then
+		"$top/scripts/check-series.sh" > "$res/series.tap" 2>&1 &
+		series_pid=$!
+	fi
+else
+	cat "$res/series.log" >&2
+	{ echo "not ok 1 - the series applies and matches the repository (make series)"
+	  sed 's/^/# /' "$res/series.log"; } > "$res/series.tap"
+	for k in "${kernels[@]}"; do
+		case $k in mainline*) ;; *) echo "$k" >> "$res/unbuilt" ;; esac
+	done
+fi
+
+# The kernels build side by side: each is make -j$JOBS, and the serial
+# stretches of one (configuration, linking, modpost, the initramfs) leave
+# cores that the others use.
+build_one() {
+	local t0=$SECONDS
+	"$top/scripts/build-kernel.sh" "$1" && "$top/scripts/initramfs.sh" "$1" &&
+		echo "# $1: kernel and initramfs ready in $((SECONDS - t0)) s"
+}
+pids=() built=()
+for k in "${kernels[@]}"; do
+	grep -qx "$k" "$res/unbuilt" 2>/dev/null && continue
+	build_one "$k" > "$res/build-$k.log" 2>&1 &
+	pids+=($!) built+=("$k")
+done
+for i in "${!pids[@]}"; do
+	if wait "${pids[i]}"; then
+		echo "ok 1 - kernel and initramfs build" > "$res/${built[i]}-build.tap"
+		cat "$BUILD/${built[i]}/test-programs.tap" >> "$res/${built[i]}-build.tap"
+	else
+		{ echo "not ok 1 - kernel and initramfs build"
+		  tail -30 "$res/build-${built[i]}.log" | sed 's/^/# /'; } > "$res/${built[i]}-build.tap"
+		echo "${built[i]}" >> "$res/unbuilt"
+	fi
+	echo "${built[i]}-build ${built[i]} build" >> "$res/guests"
+done
+[ -z "$series_pid" ] || wait "$series_pid" || true
+log "series and builds done in $((SECONDS - t_start)) s"
+
+# main_guest GUEST KIND TEST...: boot KIND and run the guest tests given.
+main_guest() {
+	local guest=$1 k=$2 skip_tags= subset=
+	shift 2
+	# The debug kernel's checkers make every test many times slower: it
+	# skips the tests marked timing (fixed latency thresholds) and runs
+	# the selftests on one clock of each kind (tests/ptp/lib.sh,
+	# ksft_subset); its console must stay silent all along.
+	case $k in debug*) skip_tags=timing subset=1 ;; esac
+	start_guest "$guest" "$k" "$top/qemu/run" --kernel "$k" --timeout "$timeout" \
+		--console-log "$res/$guest.console" --payload "$top/tests/ptp" \
+		-- env SKIP_TAGS="$skip_tags" SUBSET="$subset" \
+		EXPECT_RELEASE="$(cat "$BUILD/$k/kernelrelease")" \
+		sh /payload/run.sh "${@#"$top"/tests/ptp/}"
+}
+
+# named WORDS TEST...: the tests whose file name holds one of WORDS.
+named() {
+	local words=$1 t w
+	shift
+	for t in "$@"; do
+		for w in $words; do
+			case ${t##*/} in *"$w"*) echo "$t"; break ;; esac
+		done
+	done
+}
+
+t0=$SECONDS
+for k in "${kernels[@]}"; do
+	grep -qx "$k" "$res/unbuilt" 2>/dev/null && continue
+	mine=("${tests[@]}")
+	case $k in
+	debug*) [ -z "$debug_tests" ] || mapfile -t mine < <(named "$debug_tests" "${tests[@]}") ;;
+	esac
+	case $k in
+	mainline*) [ ${#mine[@]} = 0 ] || main_guest "$k" "$k" "${mine[@]}" ;;
+	*)
+		# The shard's tests go to a second guest of the kernel.
+		mapfile -t second < <(named "$shard" "${mine[@]}")
+		first=()
+		for t in "${mine[@]}"; do
+			case " ${second[*]} " in *" $t "*) ;; *) first+=("$t") ;; esac
+		done
+		[ ${#first[@]} = 0 ] || main_guest "$k" "$k" "${first[@]}"
+		[ ${#second[@]} = 0 ] || main_guest "$k-2" "$k" "${second[@]}" ;;
+	esac
+	# A debug guest started beside the others may take minutes to boot.
+	case $k in debug*) qt=900 ;; *) qt=600 ;; esac
+	[ $qmp = 0 ] || qmp_guests "$k" --smp 1 --timeout $qt
+done
+wait_guests
+# What the guests cost: QEMU's CPU time (qemu/run reports it), the figure
+# that decides how long a suite takes on a machine of few cores.
+cpu=0
+while read -r g _; do
+	[ -f "$res/$g.err" ] || continue	# a build, not a guest
+	s=$(sed -n 's/.* guest: \([0-9]*\) s of CPU in .*/\1/p' "$res/$g.err" |
+		awk '{ n += $1 } END { if (NR) print n }')
+	[ -n "$s" ] || continue
+	echo "$g $s" >> "$res/cpu"
+	cpu=$((cpu + s))
+done < "$res/guests"
+log "guests done in $((SECONDS - t0)) s, $cpu s of CPU (per guest: $res/cpu)"
+
+"$top/scripts/judge.sh" "$res" "${under[@]}" | tee "$res/summary.txt"
