@@ -15,6 +15,7 @@
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/srcu.h>
@@ -174,6 +175,8 @@ struct clockdev_timer_base {
  *           clock_device_register().
  * @cdev:    The character device.  Its owner is @ops->owner.
  * @ops:     The driver's operations.
+ * @owner:   @ops->owner: held by every timer and sleeper, and by the
+ *           clock while it is being freed, since @release runs its code.
  * @release: Frees the object the clock is embedded in.
  * @srcu:    Read-side protection of @dead: every operation runs inside
  *           an SRCU read section of this clock only, so readers of one
@@ -186,8 +189,13 @@ struct clockdev_timer_base {
  * @serial:  Number naming the clock while it is registered; never reused
  *           soon (cyclic), so a restarted sleep finds the same clock.
  * @timers:  The clock's timers.
- * @deferred_puts: References to drop from @put_work.
- * @put_work: Drops references that were released in atomic context.
+ * @free_rwork: Frees the clock once the last reference is gone, after an
+ *           RCU grace period: the last reference may be dropped in atomic
+ *           context, and timer code may still look at the clock under
+ *           rcu_read_lock() then (see clockdev_timer_wait_running()).
+ * @free_now: Set by clock_device_unregister() when it drops the last
+ *           reference, having waited for that grace period: the clock is
+ *           freed before unregister returns.
  *
  * A driver embeds a struct clock_device in its own object and finds it
  * back with container_of().  After clock_device_unregister() returns the
@@ -199,6 +207,7 @@ struct clock_device {
 	struct device dev;
 	struct cdev cdev;
 	const struct clock_device_operations *ops;
+	struct module *owner;
 	void (*release)(struct clock_device *cd);
 	struct srcu_struct srcu;
 	bool dead;
@@ -206,8 +215,8 @@ struct clock_device {
 	int id;
 	u32 serial;
 	struct clockdev_timer_base timers;
-	atomic_t deferred_puts;
-	struct work_struct put_work;
+	struct rcu_work free_rwork;
+	bool free_now;
 };
 
 /**

@@ -69,7 +69,6 @@ struct clockdev_timer {
 #if IS_ENABLED(CONFIG_CLOCKDEV)
 struct clock_device *clockdev_get_by_clockid(const clockid_t id);
 void clockdev_put(struct clock_device *cd);
-void clockdev_put_deferred(struct clock_device *cd);
 bool clockdev_gone(struct clock_device *cd);
 void clockdev_timer_init(struct clockdev_timer *t, struct clock_device *cd,
 			 void (*function)(struct clockdev_timer *t, u64 now,

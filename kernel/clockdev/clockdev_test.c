@@ -16,6 +16,7 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/kthread.h>
+#include <linux/math64.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 
@@ -116,13 +117,26 @@ static const struct clock_device_operations test_clock_ops = {
 	.poll		= test_poll,
 };
 
+static DECLARE_WAIT_QUEUE_HEAD(test_clock_freed);
+
 static void test_clock_free(struct clock_device *cd)
 {
 	struct test_clock *tc = to_test_clock(cd);
 
 	if (tc->freed)
-		*tc->freed = true;
+		WRITE_ONCE(*tc->freed, true);
 	kfree(tc);
+	wake_up_all(&test_clock_freed);
+}
+
+/*
+ * Whether the clock was freed within 5 s: the last reference, if not
+ * dropped by clock_device_unregister(), frees it from a work item after
+ * an RCU grace period.
+ */
+static bool test_clock_wait_freed(bool *freed)
+{
+	return wait_event_timeout(test_clock_freed, READ_ONCE(*freed), 5 * HZ);
 }
 
 static atomic_t test_clock_ids = ATOMIC_INIT(0);
@@ -183,7 +197,7 @@ static void clockdev_test_register_lookup(struct kunit *test)
 	clock_device_unregister(&tc->cd);
 	KUNIT_EXPECT_FALSE(test, freed);	/* the open file pins it */
 	__fput_sync(fp);
-	KUNIT_EXPECT_TRUE(test, freed);
+	KUNIT_EXPECT_TRUE(test, test_clock_wait_freed(&freed));
 }
 
 static void clockdev_test_zombie(struct kunit *test)
@@ -215,7 +229,7 @@ static void clockdev_test_zombie(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&tc->releases), 0);
 
 	__fput_sync(fp);
-	KUNIT_EXPECT_TRUE(test, freed);
+	KUNIT_EXPECT_TRUE(test, test_clock_wait_freed(&freed));
 }
 
 static void clockdev_test_refcount(struct kunit *test)
@@ -246,6 +260,7 @@ static void clockdev_test_refcount(struct kunit *test)
 		__fput_sync(fp);
 	KUNIT_EXPECT_EQ(test, kref_read(&tc->cd.dev.kobj.kref), refs);
 
+	/* The last reference: freed before unregister returns. */
 	clock_device_unregister(&tc->cd);
 	KUNIT_EXPECT_TRUE(test, freed);
 }
@@ -291,7 +306,7 @@ static void clockdev_test_unregister_waits(struct kunit *test)
 	wait_for_completion(&r.done);
 	KUNIT_EXPECT_EQ(test, r.ret, (ssize_t)-ENODEV);
 	__fput_sync(r.fp);
-	KUNIT_EXPECT_TRUE(test, freed);
+	KUNIT_EXPECT_TRUE(test, test_clock_wait_freed(&freed));
 }
 
 /**
@@ -403,6 +418,7 @@ static void clockdev_test_alarm_reach(struct kunit *test)
 	struct clockdev_timer timer;
 	struct alarm_clock *ac;
 	int id = atomic_inc_return(&test_clock_ids);
+	u64 expires;
 
 	ac = kzalloc(sizeof(*ac), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ac);
@@ -432,13 +448,212 @@ static void clockdev_test_alarm_reach(struct kunit *test)
 	/* Due: the timer fires, and the alarm, spent, is left alone. */
 	alarm_clock_fire(ac, t0 + 25 * s);
 	wait_event_timeout(ac->wq, READ_ONCE(ac->fired), 5 * HZ);
-	get_device(&ac->cd.dev);
 	clockdev_timer_cancel(&timer);
-	clock_device_unregister(&ac->cd);	/* waits for the worker */
+	/* Waits for the worker, which sets the alarm after the callbacks. */
+	clock_device_next_timer(&ac->cd, &expires);
+	spin_lock_irq(&ac->lock);
 	KUNIT_EXPECT_TRUE(test, ac->fired);
 	KUNIT_EXPECT_EQ(test, ac->fired_at, t0 + 25 * s);
 	KUNIT_EXPECT_EQ(test, ac->alarms, 3);
-	put_device(&ac->cd.dev);
+	spin_unlock_irq(&ac->lock);
+	clock_device_unregister(&ac->cd);
+}
+
+/**
+ * struct rate_clock - a clock that runs at a rate and offset the test sets
+ * @cd:     The clock.
+ * @lock:   Guards @off, @num, @den and @b0.
+ * @off:    Device time at boot time @b0, in ns.
+ * @num:    The clock runs @num / @den times as fast as boot time ...
+ * @den:    ... from @b0 on.
+ * @b0:     Boot time of the last change of rate.
+ * @reads:  Calls of clock_gettime.
+ * @fired:  Expiries of the test's timers.
+ * @wq:     Woken on every expiry.
+ *
+ * The core is not told when the test changes @off: the clock jumps as a
+ * PHC does when its NIC resets it, or as a broken one reads.
+ */
+struct rate_clock {
+	struct clock_device cd;
+	spinlock_t lock;	/* guards off, num, den and b0 */
+	s64 off;
+	u64 num;
+	u64 den;
+	ktime_t b0;
+	atomic_t reads;
+	atomic_t fired;
+	wait_queue_head_t wq;
+};
+
+static struct rate_clock *to_rate_clock(struct clock_device *cd)
+{
+	return container_of(cd, struct rate_clock, cd);
+}
+
+static u64 rate_clock_now(struct rate_clock *rc)
+{
+	u64 span = ktime_to_ns(ktime_sub(ktime_get_boottime(), rc->b0));
+
+	return rc->off + div64_u64(span * rc->num, rc->den);
+}
+
+static int rate_clock_gettime(struct clock_device *cd, struct timespec64 *ts)
+{
+	struct rate_clock *rc = to_rate_clock(cd);
+
+	atomic_inc(&rc->reads);
+	spin_lock_irq(&rc->lock);
+	*ts = ns_to_timespec64(rate_clock_now(rc));
+	spin_unlock_irq(&rc->lock);
+	return 0;
+}
+
+/* Moves the clock by @step ns, behind the core's back. */
+static void rate_clock_jump(struct rate_clock *rc, s64 step)
+{
+	spin_lock_irq(&rc->lock);
+	rc->off += step;
+	spin_unlock_irq(&rc->lock);
+}
+
+static const struct clock_device_operations rate_clock_ops = {
+	.owner		= THIS_MODULE,
+	.clock_gettime	= rate_clock_gettime,
+};
+
+static void rate_clock_free(struct clock_device *cd)
+{
+	kfree(to_rate_clock(cd));
+}
+
+static struct rate_clock *rate_clock_create(struct kunit *test, u64 off,
+					    u64 num, u64 den)
+{
+	int id = atomic_inc_return(&test_clock_ids);
+	struct rate_clock *rc;
+
+	rc = kzalloc(sizeof(*rc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rc);
+	spin_lock_init(&rc->lock);
+	init_waitqueue_head(&rc->wq);
+	rc->off = off;
+	rc->num = num;
+	rc->den = den;
+	rc->b0 = ktime_get_boottime();
+	KUNIT_ASSERT_EQ(test, clock_device_init(&rc->cd, &rate_clock_ops,
+						rate_clock_free), 0);
+	dev_set_name(&rc->cd.dev, "clockdev-kunit%d", id);
+	if (clock_device_register(&rc->cd)) {
+		put_device(&rc->cd.dev);
+		KUNIT_FAIL_AND_ABORT(test, "clock_device_register failed");
+	}
+	return rc;
+}
+
+static void rate_timer_fn(struct clockdev_timer *t, u64 now,
+			  enum clockdev_timer_event ev)
+{
+	struct rate_clock *rc = to_rate_clock(t->cd);
+
+	if (ev == CLOCKDEV_TIMER_EXPIRED)
+		atomic_inc(&rc->fired);
+	wake_up(&rc->wq);
+}
+
+/*
+ * Keeps the core reading the clock for @ms of boot time: a relative timer
+ * of 1 ms after another, each waited for (2 s at most).  Returns how many
+ * did not fire in time.
+ */
+static int rate_clock_tick(struct rate_clock *rc, unsigned int ms)
+{
+	ktime_t end = ktime_add_ms(ktime_get_boottime(), ms);
+	struct clockdev_timer t;
+	int late = 0, n;
+
+	clockdev_timer_init(&t, &rc->cd, rate_timer_fn);
+	while (ktime_before(ktime_get_boottime(), end)) {
+		n = atomic_read(&rc->fired);
+		if (clockdev_timer_start(&t, NSEC_PER_MSEC, false))
+			return -1;
+		if (!wait_event_timeout(rc->wq, atomic_read(&rc->fired) != n,
+					2 * HZ))
+			late++;
+		clockdev_timer_cancel(&t);
+	}
+	return late;
+}
+
+/*
+ * A clock read below its previous read (a PHC reset by its NIC): the core
+ * takes it as a step it was not told of.  Relative timers go on firing,
+ * and an absolute timer the clock went back from does not fire early.
+ */
+static void clockdev_test_backward_read(struct kunit *test)
+{
+	const u64 t0 = 1000 * NSEC_PER_SEC;
+	struct clockdev_timer abs;
+	struct rate_clock *rc;
+	u64 now;
+	s64 rem;
+
+	rc = rate_clock_create(test, t0, 1, 1);
+	clockdev_timer_init(&abs, &rc->cd, rate_timer_fn);
+	KUNIT_ASSERT_EQ(test, clockdev_timer_start(&abs, t0 + 3 * NSEC_PER_SEC,
+						   true), 0);
+	/* Long enough for the core to measure the rate. */
+	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 300), 0);
+	rate_clock_jump(rc, -10LL * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 500), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rc->fired) > 0, true);
+
+	rem = clockdev_timer_remaining(&abs, &now);
+	KUNIT_EXPECT_GT(test, rem, 10LL * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, abs.state, (u8)CLOCKDEV_TIMER_QUEUED);
+
+	/* Forward by far more than boot time went: a step too. */
+	rate_clock_jump(rc, 3600LL * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 300), 0);
+	KUNIT_EXPECT_EQ(test, abs.state, (u8)CLOCKDEV_TIMER_IDLE);
+
+	clockdev_timer_cancel(&abs);
+	clock_device_unregister(&rc->cd);
+}
+
+/*
+ * The longest relative timer on a clock at half the speed of boot time:
+ * its expiry in boot time is beyond what ktime_t holds, and the core must
+ * neither wrap it (and look at the clock again at once, for ever) nor
+ * trap computing it.
+ */
+static void clockdev_test_huge_relative(struct kunit *test)
+{
+	struct clockdev_timer t;
+	struct rate_clock *rc;
+	int reads;
+
+	rc = rate_clock_create(test, 1000 * NSEC_PER_SEC, 1, 2);
+	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 300), 0);
+
+	clockdev_timer_init(&t, &rc->cd, rate_timer_fn);
+	KUNIT_ASSERT_EQ(test, clockdev_timer_start(&t, KTIME_MAX, false), 0);
+	reads = atomic_read(&rc->reads);
+	msleep(300);
+	/* A read to anchor it, and none after: it is years away. */
+	KUNIT_EXPECT_LE(test, atomic_read(&rc->reads) - reads, 2);
+	KUNIT_EXPECT_EQ(test, t.state, (u8)CLOCKDEV_TIMER_QUEUED);
+
+	clockdev_timer_cancel(&t);
+	/* An absolute one at the end of device time, likewise. */
+	KUNIT_ASSERT_EQ(test, clockdev_timer_start(&t, U64_MAX, true), 0);
+	reads = atomic_read(&rc->reads);
+	msleep(300);
+	KUNIT_EXPECT_LE(test, atomic_read(&rc->reads) - reads, 2);
+	KUNIT_EXPECT_EQ(test, t.state, (u8)CLOCKDEV_TIMER_QUEUED);
+
+	clockdev_timer_cancel(&t);
+	clock_device_unregister(&rc->cd);
 }
 
 static struct kunit_case clockdev_test_cases[] = {
@@ -447,6 +662,8 @@ static struct kunit_case clockdev_test_cases[] = {
 	KUNIT_CASE(clockdev_test_refcount),
 	KUNIT_CASE(clockdev_test_unregister_waits),
 	KUNIT_CASE(clockdev_test_alarm_reach),
+	KUNIT_CASE_SLOW(clockdev_test_backward_read),
+	KUNIT_CASE_SLOW(clockdev_test_huge_relative),
 	{}
 };
 

@@ -203,7 +203,7 @@ EXPORT_SYMBOL_IF_KUNIT(clockdev_from_file);
  * clockdev_get_by_serial() - find a registered clock by serial number
  * @serial: The clock's serial number.
  *
- * Return: the clock with a reference the caller drops with put_device(),
+ * Return: the clock with a reference the caller drops with clockdev_put(),
  * or NULL when no clock with this number is registered.
  */
 struct clock_device *clockdev_get_by_serial(u32 serial)
@@ -212,8 +212,10 @@ struct clock_device *clockdev_get_by_serial(u32 serial)
 
 	xa_lock(&clockdev_clocks);
 	cd = xa_load(&clockdev_clocks, serial);
-	if (cd)
+	if (cd && try_module_get(cd->owner))
 		get_device(&cd->dev);
+	else
+		cd = NULL;
 	xa_unlock(&clockdev_clocks);
 
 	return cd;
@@ -234,39 +236,45 @@ void clockdev_for_each(void (*fn)(struct clock_device *cd))
 	xa_unlock(&clockdev_clocks);
 }
 
-static void clockdev_put_work(struct work_struct *work)
+/* Free a clock whose last reference is gone.  Process context. */
+static void clockdev_free(struct clock_device *cd)
 {
-	struct clock_device *cd =
-		container_of(work, struct clock_device, put_work);
-	int n = atomic_xchg(&cd->deferred_puts, 0);
-
-	/* The last put may free @cd, this work included: touch nothing after. */
-	while (n--)
-		put_device(&cd->dev);
-}
-
-/**
- * clockdev_put_deferred() - drop a clock reference from any context
- * @cd: The clock.
- *
- * The last reference frees the clock, which may sleep: from atomic
- * context (timer_delete() holds a spinlock with interrupts off), hand the
- * put to a work item.
- */
-void clockdev_put_deferred(struct clock_device *cd)
-{
-	atomic_inc(&cd->deferred_puts);
-	schedule_work(&cd->put_work);
-}
-
-static void clockdev_dev_release(struct device *dev)
-{
-	struct clock_device *cd = container_of(dev, struct clock_device, dev);
-
 	cleanup_srcu_struct(&cd->srcu);
 	if (cd->id >= 0)
 		ida_free(&clockdev_ida, cd->id);
 	cd->release(cd);
+}
+
+static void clockdev_free_work(struct work_struct *work)
+{
+	struct clock_device *cd =
+		container_of(to_rcu_work(work), struct clock_device, free_rwork);
+	struct module *owner = cd->owner;
+
+	clockdev_free(cd);
+	/* Taken by clockdev_dev_release(): the driver's release has run. */
+	module_put(owner);
+}
+
+/*
+ * The last reference to the clock is gone, in any context: a timer may be
+ * deleted with interrupts off.  Unless clock_device_unregister() dropped
+ * it and asks for it, the clock is freed later, from a work item queued
+ * after an RCU grace period.  Whoever dropped the last reference holds a
+ * reference to the owner module (an open file, a timer: see
+ * clockdev_get_by_clockid()) or is its code: keep one until the driver's
+ * release has run.
+ */
+static void clockdev_dev_release(struct device *dev)
+{
+	struct clock_device *cd = container_of(dev, struct clock_device, dev);
+
+	if (cd->free_now) {
+		clockdev_free(cd);
+		return;
+	}
+	__module_get(cd->owner);
+	queue_rcu_work(system_wq, &cd->free_rwork);
 }
 
 /**
@@ -295,10 +303,11 @@ int clock_device_init(struct clock_device *cd,
 		return err;
 
 	cd->ops = ops;
+	cd->owner = ops->owner;
 	cd->release = release;
 	cd->id = -1;
 	init_waitqueue_head(&cd->wait);
-	INIT_WORK(&cd->put_work, clockdev_put_work);
+	INIT_RCU_WORK(&cd->free_rwork, clockdev_free_work);
 	clockdev_timers_init(cd);
 	device_initialize(&cd->dev);
 	cd->dev.release = clockdev_dev_release;
@@ -377,6 +386,16 @@ void clock_device_unregister(struct clock_device *cd)
 	clockdev_timers_shutdown(cd);
 	synchronize_srcu(&cd->srcu);
 
+	/*
+	 * Nobody can take a new reference now: the node, the registry and
+	 * every operation are closed.  If ours is the last one, free the
+	 * clock before returning, so that the driver's module may go at
+	 * once; after a grace period, for timer code still looking at it.
+	 */
+	if (kref_read(&cd->dev.kobj.kref) == 1) {
+		synchronize_rcu();
+		cd->free_now = true;
+	}
 	put_device(&cd->dev);
 }
 EXPORT_SYMBOL_GPL(clock_device_unregister);

@@ -74,9 +74,13 @@ static bool clockdev_call_writable(struct clockdev_call *call)
  * clockdev_get_by_clockid() - the clock a clockid names, for timers
  * @id: A clockid made from a file descriptor.
  *
- * Return: the clock, with a reference dropped by clockdev_put() (or
- * clockdev_put_deferred() in atomic context); ERR_PTR(-EINVAL) when @id
- * does not name an open clock device, -ENODEV when the clock was removed,
+ * The reference pins the driver's module too (@cd->owner): a timer may
+ * outlive the file and the clock's removal, and the core still calls the
+ * module's code when the last reference goes.
+ *
+ * Return: the clock, with a reference dropped by clockdev_put();
+ * ERR_PTR(-EINVAL) when @id does not name an open clock device, -ENODEV
+ * when the clock was removed,
  * -EOPNOTSUPP when it cannot be read, -EPERM when its timers wake the system
  * and the caller lacks CAP_WAKE_ALARM.
  */
@@ -94,6 +98,8 @@ struct clock_device *clockdev_get_by_clockid(const clockid_t id)
 		cd = ERR_PTR(-EOPNOTSUPP);
 	else if (cd->ops->timer_wakes && !capable(CAP_WAKE_ALARM))
 		cd = ERR_PTR(-EPERM);
+	else if (!try_module_get(cd->owner))
+		cd = ERR_PTR(-ENODEV);
 	else
 		get_device(&cd->dev);
 	if (!IS_ERR(cd))
@@ -107,11 +113,15 @@ struct clock_device *clockdev_get_by_clockid(const clockid_t id)
  * clockdev_put() - drop a reference taken by clockdev_get_by_clockid()
  * @cd: The clock.
  *
- * Context: process context; may free the clock.
+ * Context: any.  The last reference frees the clock after an RCU grace
+ * period, from a work item.
  */
 void clockdev_put(struct clock_device *cd)
 {
+	struct module *owner = cd->owner;
+
 	put_device(&cd->dev);
+	module_put(owner);
 }
 
 /**
@@ -263,9 +273,9 @@ static int clockdev_clock_adjtime(const clockid_t id,
 
 /*
  * POSIX timers.  A timer holds a reference to its clock, not to the file
- * the clockid named: closing the file leaves the timer working.  The
- * reference is dropped from a work item, since timer_delete() runs with
- * interrupts disabled and the last reference may free the clock.
+ * the clockid named: closing the file leaves the timer working.
+ * timer_delete() drops it with interrupts disabled, which the clock's
+ * release allows (it frees the clock from a work item).
  */
 static struct k_itimer *cd_to_itimer(struct clockdev_timer *t)
 {
@@ -283,6 +293,23 @@ static s64 clockdev_itimer_forward(struct k_itimer *timr, bool delivered)
 				      delivered);
 }
 
+/*
+ * Move @t's expiry on by whole periods of @interval until it is @min or
+ * later; returns the count.
+ */
+static u64 clockdev_itimer_skip(struct clockdev_timer *t, u64 interval,
+				u64 min)
+{
+	u64 n;
+
+	if (t->node.expires >= min)
+		return 0;
+	n = div64_u64(min - t->node.expires + interval - 1, interval);
+	t->node.expires += n * interval;
+
+	return n;
+}
+
 static void clockdev_itimer_fn(struct clockdev_timer *t, u64 now,
 			       enum clockdev_timer_event ev)
 {
@@ -296,8 +323,18 @@ static void clockdev_itimer_fn(struct clockdev_timer *t, u64 now,
 
 	spin_lock_irqsave(&timr->it_lock, flags);
 	if (posix_timer_queue_signal(timr) && timr->it_interval) {
-		/* Ignored signal: re-arm here, the signal path will not. */
+		u64 iv = ktime_to_ns(timr->it_interval);
+
+		/*
+		 * Ignored signal: re-arm here, the signal path will not.  As
+		 * posix_timer_fn() does, a period shorter than a tick comes
+		 * back a tick later at the earliest: nobody listens, and each
+		 * pass costs a read of the device.
+		 */
 		timr->it_overrun += clockdev_itimer_forward(timr, true);
+		if (iv < TICK_NSEC)
+			timr->it_overrun += clockdev_itimer_skip(t, iv,
+								 now + TICK_NSEC);
 		++timr->it_requeue_pending;
 		timr->it_active = 1;
 		clockdev_timer_requeue(t, t->node.expires);
@@ -394,7 +431,7 @@ static int clockdev_timer_del(struct k_itimer *timr)
 
 	if (clockdev_timer_try_to_cancel(t) < 0)
 		return TIMER_RETRY;
-	clockdev_put_deferred(t->cd);
+	clockdev_put(t->cd);
 
 	return 0;
 }
@@ -494,7 +531,7 @@ static long clockdev_nsleep_restart(struct restart_block *restart)
 	if (!cd)
 		return -ENODEV;
 	ret = clockdev_do_nsleep(cd, restart->nanosleep.expires, true);
-	put_device(&cd->dev);
+	clockdev_put(cd);
 
 	return ret;
 }
@@ -515,7 +552,7 @@ static int clockdev_nsleep(const clockid_t id, int flags,
 	 */
 	err = clockdev_do_nsleep(cd, timespec64_to_ns(ts),
 				 flags & TIMER_ABSTIME);
-	put_device(&cd->dev);
+	clockdev_put(cd);
 
 	return err;
 }

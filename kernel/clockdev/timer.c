@@ -17,6 +17,12 @@
  *
  * A clock that does not advance between two reads gets no prediction:
  * the worker backs off, doubling its delay up to CLOCKDEV_TIMER_MAX_BACKOFF.
+ * A read below the last one, or further ahead than twice the fastest rate
+ * the core follows allows, is a step nobody told the core of (a NIC that
+ * resets its PHC): it is handled as a step reported by the driver.
+ *
+ * All of the mapping's arithmetic saturates: device times and delays up to
+ * U64_MAX, rates between the clamps, hrtimer expiries up to KTIME_MAX.
  *
  * A relative timer armed soon after a read (CLOCKDEV_ANCHOR_MAX_AGE) starts
  * from the prediction, which runs ahead of the clock, plus a margin for a
@@ -56,6 +62,7 @@
 #include <linux/bits.h>
 #include <linux/clockdev.h>
 #include <linux/math64.h>
+#include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/suspend.h>
 #include <linux/workqueue.h>
@@ -84,6 +91,23 @@
 #define CLOCKDEV_RATE_ONE		BIT_ULL(32)
 
 static struct workqueue_struct *clockdev_wq;
+
+/* @a + @b, or U64_MAX when that does not fit. */
+static u64 clockdev_add_sat(u64 a, u64 b)
+{
+	u64 sum;
+
+	return check_add_overflow(a, b, &sum) ? U64_MAX : sum;
+}
+
+/* @a moved by @step, within 0 and U64_MAX. */
+static u64 clockdev_shift_sat(u64 a, s64 step)
+{
+	if (step >= 0)
+		return clockdev_add_sat(a, step);
+	return a > -(u64)step ? a + step : 0;
+}
+
 /* A suspend or hibernation is under way: reads do not measure the rate. */
 static bool clockdev_pm_transition;
 
@@ -110,10 +134,15 @@ static u64 clockdev_anchor_delay(struct clockdev_timer_base *base, u64 delay)
 {
 	u64 tick = base_to_cd(base)->ops->timer_tick;
 
+	u64 ticks;
+
 	if (tick <= 1)
 		return delay;
 	/* The read is up to a tick behind the clock: add one. */
-	return div64_u64(delay + tick - 1, tick) * tick + tick;
+	ticks = div64_u64(clockdev_add_sat(delay, tick - 1), tick) + 1;
+	if (ticks > div64_u64(U64_MAX, tick))
+		return U64_MAX;
+	return ticks * tick;
 }
 
 /* Device time predicted for boot time @boot.  Caller holds base->lock. */
@@ -123,7 +152,8 @@ static u64 clockdev_predict(struct clockdev_timer_base *base, ktime_t boot)
 
 	if (span <= 0)
 		return base->ref_dev;
-	return base->ref_dev + mul_u64_u64_shr(span, base->rate, 32);
+	return clockdev_add_sat(base->ref_dev,
+				mul_u64_u64_shr(span, base->rate, 32));
 }
 
 /*
@@ -142,10 +172,26 @@ static u64 clockdev_reached(struct clockdev_timer_base *base, ktime_t boot)
 	return pred > base->ref_dev + lead ? pred - lead : base->ref_dev;
 }
 
-/* Boot time to wait for @dev_delay of device time.  Holds base->lock. */
+/*
+ * Boot time to wait for @dev_delay of device time, at most KTIME_MAX.
+ * Holds base->lock.
+ */
 static u64 clockdev_boot_delay(struct clockdev_timer_base *base, u64 dev_delay)
 {
+	/* The rate is at least one half: below this, the quotient fits. */
+	if (dev_delay >= KTIME_MAX / 2)
+		return KTIME_MAX;
 	return mul_u64_u64_div_u64(dev_delay, CLOCKDEV_RATE_ONE, base->rate);
+}
+
+/* Look at the clock again @delay ns of boot time from now.  Holds base->lock. */
+static void clockdev_timer_wake_in(struct clockdev_timer_base *base,
+				   u64 delay)
+{
+	hrtimer_start(&base->hrtimer,
+		      ktime_add_safe(ktime_get_boottime(),
+				     min_t(u64, delay, KTIME_MAX)),
+		      HRTIMER_MODE_ABS);
 }
 
 static void clockdev_timer_enqueue(struct clockdev_timer_base *base,
@@ -165,7 +211,6 @@ static void clockdev_timer_program(struct clockdev_timer_base *base,
 				   bool read, u64 dev_read)
 {
 	struct timerqueue_node *next;
-	ktime_t now;
 	u64 dev_now, delay;
 
 	lockdep_assert_held(&base->lock);
@@ -189,21 +234,20 @@ static void clockdev_timer_program(struct clockdev_timer_base *base,
 	if (!next)
 		return;
 
-	now = ktime_get_boottime();
 	if (base->stalled) {
 		delay = base->backoff;
 	} else if (clockdev_ticked(base)) {
 		u64 tick = base_to_cd(base)->ops->timer_tick;
 
 		/* The clock is less than a tick ahead of the prediction. */
-		dev_now = clockdev_predict(base, now);
-		if (next->expires > dev_now + tick)
+		dev_now = clockdev_predict(base, ktime_get_boottime());
+		if (next->expires > clockdev_add_sat(dev_now, tick))
 			delay = clockdev_boot_delay(base,
 						    next->expires - dev_now - tick);
 		else
 			delay = div64_u64(tick, 8);
 	} else {
-		dev_now = clockdev_predict(base, now);
+		dev_now = clockdev_predict(base, ktime_get_boottime());
 		if (next->expires <= dev_now) {
 			/* Not due at the read: wait at least for that. */
 			delay = read && next->expires > dev_read ?
@@ -214,8 +258,7 @@ static void clockdev_timer_program(struct clockdev_timer_base *base,
 				delay -= delay / 8;
 		}
 	}
-	hrtimer_start(&base->hrtimer, ktime_add_ns(now, delay),
-		      HRTIMER_MODE_ABS);
+	clockdev_timer_wake_in(base, delay);
 }
 
 static enum hrtimer_restart clockdev_timer_hrtimer_fn(struct hrtimer *hr)
@@ -231,16 +274,54 @@ static void clockdev_timers_shift_relative(struct clockdev_timer_base *base,
 					   s64 step);
 
 /*
+ * Whether a read of @dev_now at boot time @boot cannot follow from the last
+ * read: it is below it, or further ahead than twice the fastest rate the
+ * core follows (so four times boot time), a tick of the clock, the time
+ * the last read took and some slack allow.  Holds base->lock.
+ */
+static bool clockdev_read_jumped(struct clockdev_timer_base *base,
+				 u64 dev_now, ktime_t boot)
+{
+	s64 span = ktime_to_ns(ktime_sub(boot, base->ref_boot));
+	u64 reach = base->ref_lead + base_to_cd(base)->ops->timer_tick +
+		    CLOCKDEV_TIMER_SLACK_NS;
+
+	if (dev_now < base->ref_dev)
+		return true;
+	if (span > 0)
+		reach = clockdev_add_sat(reach, span >= KTIME_MAX / 4 ?
+					 U64_MAX : 4 * (u64)span);
+	return dev_now - base->ref_dev > reach;
+}
+
+/* Device ns per boot ns, 32.32, from @dev over @span ns, within the clamps. */
+static u64 clockdev_rate(u64 dev, u64 span)
+{
+	if (dev >= 2 * span)
+		return CLOCKDEV_RATE_ONE * 2;
+	return max_t(u64, mul_u64_u64_div_u64(dev, CLOCKDEV_RATE_ONE, span),
+		     CLOCKDEV_RATE_ONE / 2);
+}
+
+/*
  * New read: update the mapping, the rate and the stall state.  The
  * mapping always starts from the latest read; the rate is measured over
- * at least CLOCKDEV_RATE_MIN_SPAN of boot time.  Holds base->lock.
+ * at least CLOCKDEV_RATE_MIN_SPAN of boot time.  A read that cannot follow
+ * from the last one counts as a step.  Holds base->lock.
+ *
+ * Return: whether the clock was stepped (@stepped, or a jump seen here).
  */
-static void clockdev_timer_update_ref(struct clockdev_timer_base *base,
+static bool clockdev_timer_update_ref(struct clockdev_timer_base *base,
 				      u64 dev_now, ktime_t boot, u64 lead,
 				      bool stepped)
 {
 	s64 span = ktime_to_ns(ktime_sub(boot, base->rate_boot));
 
+	if (base->ref_valid && !stepped &&
+	    clockdev_read_jumped(base, dev_now, boot)) {
+		stepped = true;
+		base->step_gen++;
+	}
 	if (base->ref_valid && stepped)
 		/* Relative timers ignore steps: move them with the clock. */
 		clockdev_timers_shift_relative(base,
@@ -254,7 +335,7 @@ static void clockdev_timer_update_ref(struct clockdev_timer_base *base,
 		base->rate_boot = boot;
 	} else {
 		/* A clock that did not move since the last read: back off. */
-		if (dev_now <= base->ref_dev) {
+		if (dev_now == base->ref_dev) {
 			base->stalled = true;
 			base->backoff = min_t(u64, base->backoff * 2,
 					      CLOCKDEV_TIMER_MAX_BACKOFF);
@@ -262,12 +343,10 @@ static void clockdev_timer_update_ref(struct clockdev_timer_base *base,
 			base->stalled = false;
 			base->backoff = CLOCKDEV_TIMER_MIN_BACKOFF;
 		}
+		/* Reads since rate_dev never went back: that was a step. */
 		if (!base->stalled && span >= CLOCKDEV_RATE_MIN_SPAN) {
-			u64 rate = mul_u64_u64_div_u64(dev_now - base->rate_dev,
-						       CLOCKDEV_RATE_ONE, span);
-
-			base->rate = clamp_t(u64, rate, CLOCKDEV_RATE_ONE / 2,
-					     CLOCKDEV_RATE_ONE * 2);
+			base->rate = clockdev_rate(dev_now - base->rate_dev,
+						   span);
 			base->rate_dev = dev_now;
 			base->rate_boot = boot;
 		}
@@ -277,6 +356,8 @@ static void clockdev_timer_update_ref(struct clockdev_timer_base *base,
 	base->ref_lead = lead;
 	base->ref_valid = true;
 	base->resumed = false;
+
+	return stepped;
 }
 
 /*
@@ -337,10 +418,7 @@ static void clockdev_timer_set_alarm(struct clock_device *cd,
 	if (err && next != U64_MAX) {
 		spin_lock_irq(&base->lock);
 		if (!base->shutdown)
-			hrtimer_start(&base->hrtimer,
-				      ktime_add_ns(ktime_get_boottime(),
-						   base->backoff),
-				      HRTIMER_MODE_ABS);
+			clockdev_timer_wake_in(base, base->backoff);
 		spin_unlock_irq(&base->lock);
 	}
 }
@@ -395,10 +473,7 @@ static void clockdev_timer_work(struct work_struct *work)
 				      CLOCKDEV_TIMER_MAX_BACKOFF);
 		if (!base->shutdown && (timerqueue_getnext(&base->queue) ||
 					!list_empty(&base->unanchored)))
-			hrtimer_start(&base->hrtimer,
-				      ktime_add_ns(ktime_get_boottime(),
-						   base->backoff),
-				      HRTIMER_MODE_ABS);
+			clockdev_timer_wake_in(base, base->backoff);
 		spin_unlock_irq(&base->lock);
 		mutex_unlock(&base->step_mutex);
 		return;
@@ -406,19 +481,21 @@ static void clockdev_timer_work(struct work_struct *work)
 	dev_now = timespec64_to_ns(&ts);
 	stepped = base->stepped;
 	base->stepped = false;
-	step_event = stepped || base->step_event;
-	base->step_event = false;
 	/*
 	 * The read happened at b0 or later: mapping from b0 predicts the
 	 * clock at or ahead of its real time, so timer_gettime() never
 	 * reports more than is left.
 	 */
-	clockdev_timer_update_ref(base, dev_now, b0,
-				  ktime_to_ns(ktime_sub(b1, b0)), stepped);
+	stepped = clockdev_timer_update_ref(base, dev_now, b0,
+					    ktime_to_ns(ktime_sub(b1, b0)),
+					    stepped);
+	step_event = stepped || base->step_event;
+	base->step_event = false;
 
 	list_for_each_entry_safe(t, tmp, &base->unanchored, anchor) {
 		list_del_init(&t->anchor);
-		t->node.expires = dev_now + clockdev_anchor_delay(base, t->delay);
+		t->node.expires = clockdev_add_sat(dev_now,
+						   clockdev_anchor_delay(base, t->delay));
 		clockdev_timer_enqueue(base, t);
 	}
 	spin_unlock_irq(&base->lock);
@@ -517,8 +594,10 @@ int clockdev_timer_start(struct clockdev_timer *t, u64 expires, bool absolute)
 		   !base->stepping &&
 		   ktime_sub(now, base->ref_boot) < CLOCKDEV_ANCHOR_MAX_AGE) {
 		/* Margin: a rate error up to 2000 ppm since the read. */
-		t->node.expires = clockdev_predict(base, now) + expires +
-				  ktime_to_ns(ktime_sub(now, base->ref_boot)) / 512;
+		u64 margin = ktime_to_ns(ktime_sub(now, base->ref_boot)) / 512;
+
+		t->node.expires = clockdev_add_sat(clockdev_predict(base, now),
+						   clockdev_add_sat(expires, margin));
 		clockdev_timer_enqueue(base, t);
 	} else {
 		list_add_tail(&t->anchor, &base->unanchored);
@@ -738,7 +817,8 @@ u64 clockdev_timer_forward(struct clockdev_timer *t, u64 interval,
 		n = div64_u64(now - t->node.expires, interval) + 1;
 	else if (delivered)
 		n = 1;
-	t->node.expires += n * interval;
+	t->node.expires = n > div64_u64(U64_MAX, interval) ? U64_MAX :
+			  clockdev_add_sat(t->node.expires, n * interval);
 	spin_unlock_irqrestore(&base->lock, flags);
 
 	return n;
@@ -852,17 +932,33 @@ bool clock_device_next_timer(struct clock_device *cd, u64 *expires)
 }
 EXPORT_SYMBOL_GPL(clock_device_next_timer);
 
-/* Move relative timers by @step.  Holds base->lock. */
+/*
+ * Move relative timers by @step: out of the queue and back in, so that it
+ * stays in order with the absolute ones, which do not move.  Holds
+ * base->lock.
+ */
 static void clockdev_timers_shift_relative(struct clockdev_timer_base *base,
 					   s64 step)
 {
-	struct clockdev_timer *t;
-	struct rb_node *rb;
+	struct clockdev_timer *t, *tmp;
+	struct rb_node *rb, *next;
+	LIST_HEAD(moved);
 
-	for (rb = rb_first_cached(&base->queue.rb_root); rb; rb = rb_next(rb)) {
+	if (!step)
+		return;
+	for (rb = rb_first_cached(&base->queue.rb_root); rb; rb = next) {
+		next = rb_next(rb);
 		t = rb_entry(rb, struct clockdev_timer, node.node);
-		if (t->relative)
-			t->node.expires += step;
+		if (!t->relative)
+			continue;
+		timerqueue_del(&base->queue, &t->node);
+		/* Queued timers are on no anchor list: borrow the node. */
+		list_add_tail(&t->anchor, &moved);
+	}
+	list_for_each_entry_safe(t, tmp, &moved, anchor) {
+		list_del_init(&t->anchor);
+		t->node.expires = clockdev_shift_sat(t->node.expires, step);
+		timerqueue_add(&base->queue, &t->node);
 	}
 }
 

@@ -41,6 +41,8 @@
 #define SIG_TIMER		(SIGRTMIN + 1)
 /* Ignored: its periodic timer keeps the core reading the clock. */
 #define SIG_BUSY		(SIGRTMIN + 3)
+/* Reads in 1 s for an ignored 1 ns periodic timer: a tick each at HZ=1000. */
+#define IGN_MAX_READS		1500
 
 static int tmr_create(clockid_t clk, int notify, int value, int *id)
 {
@@ -305,6 +307,40 @@ TEST_F_TIMEOUT(steps, step_rel_busy, 90)
 		step_rel_round(_metadata, self->c.clk, id, i);
 	EXPECT_EQ(0, sys_timer_delete(busy));
 	EXPECT_EQ(0, sys_timer_delete(id));
+}
+
+/*
+ * A periodic timer of 1 ns whose signal is ignored: nobody listens, and
+ * the kernel must not spend itself on it.  As posix_timer_fn() does for
+ * hrtimers, such a timer comes back a tick later at the earliest, so the
+ * core reads the clock about HZ times a second for it at most (fewer than
+ * IGN_MAX_READS at HZ=1000), as counted by the tracepoint
+ * clockdev:clockdev_timer_read; a flood that overflows the trace buffer
+ * fails too.
+ */
+TEST_F(steps, ignored_fast)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	struct event_count reads;
+	int id, err;
+
+	err = event_count_start(&reads, "clockdev_timer_read", self->c.node);
+	ASSERT_EQ(0, err)
+		TH_LOG("tracepoint clockdev:clockdev_timer_read: %s: cannot count the core's reads",
+		       errname(-err));
+	sigaction(SIG_BUSY, &ign, NULL);
+	err = sys_timer_create(self->c.clk, SIGEV_SIGNAL, SIG_BUSY, 0, 0, &id);
+	ASSERT_EQ(0, err) TH_LOG("timer_create: %s", errname(-err));
+	ASSERT_EQ(0, sys_timer_settime(id, 0, MS(1), 1));
+	pass_time(SEC(1));
+	EXPECT_EQ(0, sys_timer_delete(id));
+	ASSERT_EQ(0, event_count_stop(&reads));
+	EXPECT_EQ(0, reads.lost)
+		TH_LOG("the trace buffer lost %ld reads of the clock", reads.lost);
+	EXPECT_GT(IGN_MAX_READS, reads.events)
+		TH_LOG("%ld reads in 1 s for a timer nobody listens to",
+		       reads.events);
+	TH_LOG("%ld reads in 1 s", reads.events);
 }
 
 /* ---- a clock that does not advance: QEMU 7.2's e1000e PHC ---- */
