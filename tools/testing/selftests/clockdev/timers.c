@@ -540,6 +540,72 @@ TEST_F(timers, step_relative_back)
 }
 
 /*
+ * An absolute and a relative timer on one clock, and a step that changes
+ * which of them is due first: each expires as it would on CLOCK_REALTIME,
+ * the absolute one when the clock reaches its time, the relative one after
+ * its delay, whatever the order of the core's queue was before the step.
+ * Forward: absolute 3 s ahead, relative 2 s, the clock stepped +5 s: the
+ * absolute one is due at once.  Back: absolute 1 s ahead, relative 2 s,
+ * the clock stepped -5 s: the relative one comes first, after 2 s, and
+ * the absolute one 6 s after arming.
+ */
+static void step_order(struct __test_metadata *_metadata,
+		       struct _test_data_timers *self, s64 step)
+{
+	const struct test_clock *c = &self->c;
+	s64 ahead = span(c, step > 0 ? SEC(3) : SEC(1)), d = span(c, SEC(2));
+	s64 expiry, m0, m1, late;
+	struct tk_event ea, er;
+	struct tk_timer r;
+
+	if (skipped(_metadata, self, SETTABLE, 0))
+		return;
+	ASSERT_EQ(0, tk_create(&r, self->t.kind, c->clk));
+	m0 = mono_ns();
+	expiry = clock_ns(c->clk) + ahead;
+	ASSERT_EQ(0, tk_arm(&self->t, TK_ABS, expiry, 0));
+	ASSERT_EQ(0, tk_arm(&r, 0, d, 0));
+	ASSERT_EQ(0, step_clock(self, step));
+	m1 = mono_ns();
+	if (step > 0) {
+		ASSERT_EQ(1, tk_wait(&self->t, 1, SEC(10), &ea, 1))
+			TH_LOG("the absolute timer did not expire");
+		expect_on_time(_metadata, c, &ea, expiry, false);
+		EXPECT_TRUE(within(ea.mono - m1, PROMPT_NS + tick_lag(c)))
+			TH_LOG("the absolute timer expired %.1f ms after the step that passed it",
+			       (ea.mono - m1) / 1e6);
+	}
+	ASSERT_EQ(1, tk_wait(&r, 1, SEC(10), &er, 1))
+		TH_LOG("the relative timer did not expire");
+	ASSERT_EQ(0, er.err) TH_LOG("its wait ended with %s", errname(er.err));
+	late = er.mono - m0 - d;
+	EXPECT_GE(late, -RATE_TOL_NS)
+		TH_LOG("the relative timer expired %.1f ms early", -late / 1e6);
+	EXPECT_TRUE(within(er.mono - m1 - d, late_bound(c)))
+		TH_LOG("the relative timer expired %.1f ms after its delay",
+		       (er.mono - m1 - d) / 1e6);
+	if (step < 0) {
+		ASSERT_EQ(1, tk_wait(&self->t, 1, SEC(10), &ea, 1))
+			TH_LOG("the absolute timer did not expire");
+		expect_on_time(_metadata, c, &ea, expiry, true);
+		EXPECT_GE(ea.mono - m0, ahead - step - RATE_TOL_NS - tick_lag(c))
+			TH_LOG("the absolute timer expired %.1f ms after arming, want %lld ms",
+			       (ea.mono - m0) / 1e6, (ahead - step) / NSEC_PER_MSEC);
+	}
+	tk_destroy(&r);
+}
+
+TEST_F(timers, step_order_forward)
+{
+	step_order(_metadata, self, SEC(5));
+}
+
+TEST_F_TIMEOUT(timers, step_order_back, 60)
+{
+	step_order(_metadata, self, -SEC(5));
+}
+
+/*
  * A relative periodic timer, the clock stepped by @step 100 ms after its
  * first expiry was seen: it stays relative, the expirations counted
  * match the periods passed in CLOCK_MONOTONIC.
