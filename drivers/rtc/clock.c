@@ -5,15 +5,18 @@
  * /dev/rtcN admits one opener at a time.  /dev/rtcclockN admits any number,
  * and its file descriptor makes a clockid (FD_TO_CLOCKID) for
  * clock_gettime(), clock_getres() and clock_settime() in the RTC's time:
- * UTC, in whole seconds, as the RTC class keeps it.
+ * UTC, in whole seconds, as the RTC class keeps it.  The clocks are devices
+ * of class rtc_clock, so that their uevents reach udev, which may set the
+ * permissions of their nodes.
  *
  * Timers on an RTC clock (POSIX timers, clock_nanosleep(), timerfd) are
  * kept in the clockdev core's queue of the clock; the RTC's one alarm is
  * programmed through one rtc_timer per RTC for the earliest of them,
  * bounded by how far ahead the RTC's alarm reaches and re-armed as it
  * fires, so they fire while the system is suspended and wake it.  As with
- * alarmtimer, creating one needs CAP_WAKE_ALARM, and suspend is refused
- * while one is due within two seconds.
+ * alarmtimer, this holds for an RTC whose device may wake the system, when
+ * its clock is registered; creating such a timer needs CAP_WAKE_ALARM, and
+ * suspend is refused while one is due within two seconds.
  */
 #include <linux/capability.h>
 #include <linux/clockdev.h>
@@ -42,6 +45,10 @@ struct rtc_clock {
  * timer's callback hold it.
  */
 static DEFINE_XARRAY(rtc_clocks);
+
+static const struct class rtc_clock_class = {
+	.name = "rtc_clock",
+};
 
 static struct rtc_clock *to_rtc_clock(struct clock_device *cd)
 {
@@ -152,6 +159,17 @@ static const struct clock_device_operations rtc_clock_ops = {
 	.timer_wakes	= true,
 };
 
+/* An RTC with an alarm that may not wake the system: neither do its timers. */
+static const struct clock_device_operations rtc_clock_nowake_ops = {
+	.owner		= THIS_MODULE,
+	.clock_getres	= rtc_clock_getres,
+	.clock_gettime	= rtc_clock_gettime,
+	.clock_settime	= rtc_clock_settime,
+	.clock_adjtime	= rtc_clock_adjtime,
+	.timer_alarm	= rtc_clock_timer_alarm,
+	.timer_tick	= NSEC_PER_SEC,
+};
+
 /*
  * An RTC without an alarm: timers work through the core's generic path,
  * which reads the clock from a boot-time hrtimer, and do not wake the
@@ -215,16 +233,22 @@ static void rtc_clock_release(struct clock_device *cd)
  */
 void rtc_clock_add_device(struct rtc_device *rtc)
 {
+	const struct clock_device_operations *ops;
 	struct rtc_clock *rc;
 	int err;
+
+	/* As alarmtimer: an alarm wakes the system if its RTC may. */
+	if (!test_bit(RTC_FEATURE_ALARM, rtc->features))
+		ops = &rtc_clock_noalarm_ops;
+	else if (device_may_wakeup(rtc->dev.parent))
+		ops = &rtc_clock_ops;
+	else
+		ops = &rtc_clock_nowake_ops;
 
 	rc = kzalloc(sizeof(*rc), GFP_KERNEL);
 	if (!rc)
 		return;
-	err = clock_device_init(&rc->cd,
-				test_bit(RTC_FEATURE_ALARM, rtc->features) ?
-				&rtc_clock_ops : &rtc_clock_noalarm_ops,
-				rtc_clock_release);
+	err = clock_device_init(&rc->cd, ops, rtc_clock_release);
 	if (err) {
 		kfree(rc);
 		return;
@@ -232,29 +256,36 @@ void rtc_clock_add_device(struct rtc_device *rtc)
 	rc->rtc = rtc;
 	get_device(&rtc->dev);
 	rtc_timer_init(&rc->timer, rtc_clock_timer_fn, rtc);
+	rc->cd.dev.class = &rtc_clock_class;
 	rc->cd.dev.parent = &rtc->dev;
 	rc->cd.dev.type = &rtc_clock_type;
 	err = dev_set_name(&rc->cd.dev, "rtcclock%d", rtc->id);
-	if (!err)
-		err = clock_device_register(&rc->cd);
-	if (err) {
-		dev_warn(&rtc->dev, "no dynamic clock: %d\n", err);
-		put_device(&rc->cd.dev);
-		return;
-	}
-	if (rc->cd.ops->timer_wakes)
-		device_init_wakeup(&rc->cd.dev, true);
+	if (err)
+		goto out_put;
 
+	/*
+	 * Findable before it is visible: a step or an alarm of the RTC
+	 * from the moment the clock can be opened reaches it.
+	 */
 	mutex_lock(&rtc->ops_lock);
 	err = xa_err(xa_store(&rtc_clocks, rtc->id, rc, GFP_KERNEL));
 	mutex_unlock(&rtc->ops_lock);
-	if (err) {
-		dev_warn(&rtc->dev, "no dynamic clock: %d\n", err);
-		clock_device_unregister(&rc->cd);
-		return;
-	}
-	if (rc->cd.ops->timer_wakes)
+	if (err)
+		goto out_put;
+	err = clock_device_register(&rc->cd);
+	if (err)
+		goto out_erase;
+	if (ops->timer_wakes)
 		device_init_wakeup(&rc->cd.dev, true);
+	return;
+
+out_erase:
+	mutex_lock(&rtc->ops_lock);
+	xa_erase(&rtc_clocks, rtc->id);
+	mutex_unlock(&rtc->ops_lock);
+out_put:
+	dev_warn(&rtc->dev, "no dynamic clock: %d\n", err);
+	put_device(&rc->cd.dev);
 }
 
 /**
@@ -295,3 +326,9 @@ void rtc_clock_time_changed(struct rtc_device *rtc)
 	if (rc)
 		clock_device_time_changed(&rc->cd);
 }
+
+static int __init rtc_clock_init(void)
+{
+	return class_register(&rtc_clock_class);
+}
+subsys_initcall(rtc_clock_init);

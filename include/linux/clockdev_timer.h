@@ -69,6 +69,7 @@ struct clockdev_timer {
 #if IS_ENABLED(CONFIG_CLOCKDEV)
 struct clock_device *clockdev_get_by_clockid(const clockid_t id);
 void clockdev_put(struct clock_device *cd);
+bool clockdev_wakes(struct clock_device *cd);
 bool clockdev_gone(struct clock_device *cd);
 void clockdev_timer_init(struct clockdev_timer *t, struct clock_device *cd,
 			 void (*function)(struct clockdev_timer *t, u64 now,
@@ -89,6 +90,8 @@ static inline struct clock_device *clockdev_get_by_clockid(const clockid_t id)
 }
 
 static inline void clockdev_put(struct clock_device *cd) { }
+
+static inline bool clockdev_wakes(struct clock_device *cd) { return false; }
 
 static inline bool clockdev_gone(struct clock_device *cd) { return true; }
 

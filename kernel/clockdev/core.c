@@ -239,6 +239,11 @@ void clockdev_for_each(void (*fn)(struct clock_device *cd))
 /* Free a clock whose last reference is gone.  Process context. */
 static void clockdev_free(struct clock_device *cd)
 {
+	/*
+	 * A clock that was never registered may have had its worker queued
+	 * (clock_device_time_changed() of its driver): stop it too.
+	 */
+	clockdev_timers_shutdown(cd);
 	cleanup_srcu_struct(&cd->srcu);
 	if (cd->id >= 0)
 		ida_free(&clockdev_ida, cd->id);

@@ -80,9 +80,8 @@ static bool clockdev_call_writable(struct clockdev_call *call)
  *
  * Return: the clock, with a reference dropped by clockdev_put();
  * ERR_PTR(-EINVAL) when @id does not name an open clock device, -ENODEV
- * when the clock was removed,
- * -EOPNOTSUPP when it cannot be read, -EPERM when its timers wake the system
- * and the caller lacks CAP_WAKE_ALARM.
+ * when the clock was removed, -EOPNOTSUPP when it cannot be read, -EPERM
+ * when its timers wake the system and the caller lacks CAP_WAKE_ALARM.
  */
 struct clock_device *clockdev_get_by_clockid(const clockid_t id)
 {
@@ -96,7 +95,7 @@ struct clock_device *clockdev_get_by_clockid(const clockid_t id)
 	cd = call.cd;
 	if (!cd->ops->clock_gettime)
 		cd = ERR_PTR(-EOPNOTSUPP);
-	else if (cd->ops->timer_wakes && !capable(CAP_WAKE_ALARM))
+	else if (clockdev_wakes(cd) && !capable(CAP_WAKE_ALARM))
 		cd = ERR_PTR(-EPERM);
 	else if (!try_module_get(cd->owner))
 		cd = ERR_PTR(-ENODEV);
@@ -107,6 +106,20 @@ struct clock_device *clockdev_get_by_clockid(const clockid_t id)
 	clockdev_call_end(&call);
 
 	return cd;
+}
+
+/**
+ * clockdev_wakes() - whether a clock's timers wake the system
+ * @cd: The clock.
+ *
+ * As for alarm timers, creating such a timer needs CAP_WAKE_ALARM, and so
+ * does arming a timerfd of it.
+ *
+ * Return: the driver's ops->timer_wakes.
+ */
+bool clockdev_wakes(struct clock_device *cd)
+{
+	return cd->ops->timer_wakes;
 }
 
 /**

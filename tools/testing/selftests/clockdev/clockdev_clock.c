@@ -185,6 +185,8 @@ static int find_rtc_test(struct test_clock *c, int n, char *why, size_t len)
 	snprintf(c->node, sizeof(c->node), "rtcclock%s", rtc + 3);
 	c->id = n;
 	c->tick = NSEC_PER_SEC;
+	snprintf(c->dev, sizeof(c->dev), "/sys/bus/platform/devices/rtc-test.%d",
+		 n);
 	snprintf(dir, sizeof(dir), "/dev/%s", c->node);
 	if (access(dir, F_OK)) {
 		snprintf(why, len, "%s has no %s: this kernel has no RTC clocks",

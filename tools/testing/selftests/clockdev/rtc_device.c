@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * RTC clocks in the device model: a class, so that their uevents reach
+ * udev (which sets the permissions of /dev/rtcclockN), and timers that
+ * wake the system (and need CAP_WAKE_ALARM) only on an RTC that may wake
+ * it, as alarmtimer chooses its RTC.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+#include "clockdev_util.h"
+
+FIXTURE(rtc_device) {
+	struct test_clock c;
+};
+
+FIXTURE_VARIANT(rtc_device) {
+	enum clock_kind kind;
+};
+
+FIXTURE_VARIANT_ADD(rtc_device, cmos) {
+	.kind = CK_RTC_CMOS,
+};
+
+FIXTURE_VARIANT_ADD(rtc_device, test_alarm) {
+	.kind = CK_RTC,
+};
+
+FIXTURE_VARIANT_ADD(rtc_device, test_noalarm) {
+	.kind = CK_RTC_NOALARM,
+};
+
+FIXTURE_SETUP(rtc_device)
+{
+	char why[256];
+
+	if (test_clock_make(&self->c, variant->kind, why, sizeof(why)))
+		SKIP(return, "%s", why);
+}
+
+FIXTURE_TEARDOWN(rtc_device)
+{
+	test_clock_destroy(&self->c);
+}
+
+/*
+ * The clock's device has a class: its uevent file, which shows what its
+ * uevents carry, names the node, and the device has a subsystem.
+ */
+TEST_F(rtc_device, uevent)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16], buf[512], want[64];
+	struct stat st;
+
+	ASSERT_EQ(0, fstat(self->c.fd, &st));
+	snprintf(dir, sizeof(dir), "/sys/dev/char/%u:%u", major(st.st_rdev),
+		 minor(st.st_rdev));
+	snprintf(path, sizeof(path), "%s/uevent", dir);
+	ASSERT_LE(0, read_file(path, buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "DEVNAME=%s", self->c.node);
+	EXPECT_NE(NULL, strstr(buf, want))
+		TH_LOG("%s: '%s', want %s: no uevent reaches udev", path, buf,
+		       want);
+	snprintf(path, sizeof(path), "%s/subsystem", dir);
+	EXPECT_EQ(0, access(path, F_OK)) TH_LOG("%s: no class", path);
+}
+
+/*
+ * timer_create() with CAP_WAKE_ALARM dropped, in a child: 0 or -errno
+ * (-ECHILD: the child could not drop it).
+ */
+static int timer_create_unprivileged(const struct test_clock *c)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	int st, id, err;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		if (syscall(SYS_capget, &h, d))
+			_exit(ECHILD);
+		d[CAP_WAKE_ALARM / 32].effective &= ~(1U << (CAP_WAKE_ALARM % 32));
+		if (syscall(SYS_capset, &h, d))
+			_exit(ECHILD);
+		err = sys_timer_create(c->clk, SIGEV_NONE, 0, 0, 0, &id);
+		_exit(-err);
+	}
+	if (!reap_within(pid, &st, SEC(10)) || !WIFEXITED(st))
+		return -ETIMEDOUT;
+	return -WEXITSTATUS(st);
+}
+
+/*
+ * Timers of an RTC clock wake the system, and creating one needs
+ * CAP_WAKE_ALARM, exactly when the RTC has an alarm and its device may wake
+ * the system (power/wakeup "enabled"), as alarmtimer chooses its RTC: the
+ * choice is made when the RTC registers.  (rtc_cmos may wake only with
+ * ACPI: boot with acpi=off to see the other side.)
+ */
+TEST_F(rtc_device, wakeup_gates_cap)
+{
+	char path[PATH_MAX], buf[32];
+	bool wakes;
+	int err;
+
+	err = probe_timer_create(self->c.clk);
+	if (err)
+		SKIP(return, "timer_create on %s: %s: no timers on dynamic clocks",
+		     self->c.path, errname(-err));
+	snprintf(path, sizeof(path), "%s/power/wakeup", self->c.dev);
+	wakes = variant->kind != CK_RTC_NOALARM &&
+		read_file(path, buf, sizeof(buf)) > 0 && !strcmp(buf, "enabled");
+	err = timer_create_unprivileged(&self->c);
+	EXPECT_EQ(wakes ? -EPERM : 0, err)
+		TH_LOG("%s (%s: %s): timer_create without CAP_WAKE_ALARM: %s",
+		       self->c.path, path, wakes ? "enabled" : "not enabled",
+		       errname(-err));
+	TH_LOG("%s may %swake the system", self->c.path, wakes ? "" : "not ");
+}
+
+/*
+ * Exit with the result of timerfd_settime() on a timerfd of @clk made
+ * with CAP_WAKE_ALARM, once the capability is dropped: 0 or an errno.
+ */
+static void settime_unprivileged(clockid_t clk)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct itimerspec its = { .it_value.tv_sec = 3600 };
+	struct __user_cap_data_struct d[2];
+	int tfd = timerfd_create(clk, 0);
+
+	if (tfd < 0)
+		_exit(ECHILD);
+	if (syscall(SYS_capget, &h, d))
+		_exit(ECHILD);
+	d[CAP_WAKE_ALARM / 32].effective &= ~(1U << (CAP_WAKE_ALARM % 32));
+	if (syscall(SYS_capset, &h, d))
+		_exit(ECHILD);
+	_exit(timerfd_settime(tfd, 0, &its, NULL) ? errno : 0);
+}
+
+static int settime_unprivileged_status(clockid_t clk)
+{
+	int st;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid)
+		settime_unprivileged(clk);
+	if (!reap_within(pid, &st, SEC(10)) || !WIFEXITED(st))
+		return -ETIMEDOUT;
+	return -WEXITSTATUS(st);
+}
+
+/*
+ * Arming a timerfd of a clock whose timers wake the system needs
+ * CAP_WAKE_ALARM too, not only making it: as for CLOCK_BOOTTIME_ALARM,
+ * side by side.
+ */
+TEST_F(rtc_device, timerfd_settime_cap)
+{
+	char path[PATH_MAX], buf[32];
+	int err, ref;
+
+	err = probe_timerfd(self->c.clk);
+	if (err)
+		SKIP(return, "timerfd_create on %s: %s: no timers on dynamic clocks",
+		     self->c.path, errname(-err));
+	snprintf(path, sizeof(path), "%s/power/wakeup", self->c.dev);
+	if (variant->kind == CK_RTC_NOALARM ||
+	    read_file(path, buf, sizeof(buf)) <= 0 || strcmp(buf, "enabled"))
+		SKIP(return, "%s does not wake the system", self->c.path);
+	ref = settime_unprivileged_status(CLOCK_BOOTTIME_ALARM);
+	err = settime_unprivileged_status(self->c.clk);
+	EXPECT_EQ(-EPERM, ref)
+		TH_LOG("CLOCK_BOOTTIME_ALARM: timerfd_settime without CAP_WAKE_ALARM: %s",
+		       errname(-ref));
+	EXPECT_EQ(ref, err)
+		TH_LOG("%s: timerfd_settime without CAP_WAKE_ALARM: %s, CLOCK_BOOTTIME_ALARM: %s",
+		       self->c.path, errname(-err), errname(-ref));
+}
+
+TEST_HARNESS_MAIN
