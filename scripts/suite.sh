@@ -29,30 +29,31 @@ suite=${1:?usage: suite.sh check|debug|soak|rt}
 case $suite in
 check)
 	under=(patched debug) tests=("$top"/tests/ptp/t-*.sh) qmp=1 series=1
-	# The kernels under test run their tests in two guests side by side:
-	# the timers and RTC selftests (mostly waiting for expiries), and the
-	# rest.  Mainline, which skips most of them, runs one.
-	shard="t-70 t-80"
+	# The kernels under test run their tests in three guests side by
+	# side: the timers selftests on ptp_sim, on the other clocks with the
+	# RTC selftests (both mostly waiting for expiries, which overlap),
+	# and the rest.  Mainline, which skips most of them, runs one.
+	shards=("t-70" "t-74 t-80")
 	# The debug kernel (KASAN, lockdep, kmemleak: many times slower
 	# under TCG) runs what its checkers are for: the error table with
 	# removal under open descriptors, the lifetime tests (with PTP as a
 	# module there), KUnit, timers and the RTC on one clock of each
 	# kind, and the QMP guests (hot-unplug, suspend).
 	# 'make check-debug' runs every test on it.
-	debug_tests="t-00 t-10 t-40 t-45 t-60 t-70 t-80"
+	debug_tests="t-00 t-10 t-40 t-45 t-60 t-70 t-74 t-80"
 	timeout=1500 ;;
 debug)
 	under=(debug) tests=("$top"/tests/ptp/t-*.sh) qmp=1 series=0
-	shard="t-70 t-80" debug_tests=
+	shards=("t-70" "t-74 t-80") debug_tests=
 	timeout=2400 ;;
 soak)
 	under=(patched) tests=("$top"/tests/ptp/soak/s-*.sh) qmp=0 series=0
-	shard= debug_tests=
+	shards=() debug_tests=
 	timeout=3600 ;;
 rt)
 	under=(rt) tests=("$top"/tests/ptp/t-*kunit*.sh "$top"/tests/ptp/t-*timers.sh
 			  "$top"/tests/ptp/t-*rtc*.sh) qmp=1 series=0
-	shard= debug_tests=
+	shards=() debug_tests=
 	timeout=1500 ;;
 *) die "unknown suite '$suite' (check, debug, soak, rt)" ;;
 esac
@@ -162,14 +163,19 @@ for k in "${kernels[@]}"; do
 	case $k in
 	mainline*) [ ${#mine[@]} = 0 ] || main_guest "$k" "$k" "${mine[@]}" ;;
 	*)
-		# The shard's tests go to a second guest of the kernel.
-		mapfile -t second < <(named "$shard" "${mine[@]}")
-		first=()
-		for t in "${mine[@]}"; do
-			case " ${second[*]} " in *" $t "*) ;; *) first+=("$t") ;; esac
+		# Each shard's tests go to a guest of their own (KIND-2, ...),
+		# the rest to KIND.
+		rest=("${mine[@]}") n=1
+		for sh in "${shards[@]}"; do
+			mapfile -t part < <(named "$sh" "${rest[@]}")
+			left=()
+			for t in "${rest[@]}"; do
+				case " ${part[*]} " in *" $t "*) ;; *) left+=("$t") ;; esac
+			done
+			rest=("${left[@]}") n=$((n + 1))
+			[ ${#part[@]} = 0 ] || main_guest "$k-$n" "$k" "${part[@]}"
 		done
-		[ ${#first[@]} = 0 ] || main_guest "$k" "$k" "${first[@]}"
-		[ ${#second[@]} = 0 ] || main_guest "$k-2" "$k" "${second[@]}" ;;
+		[ ${#rest[@]} = 0 ] || main_guest "$k" "$k" "${rest[@]}" ;;
 	esac
 	# A debug guest started beside the others may take minutes to boot.
 	case $k in debug*) qt=900 ;; *) qt=600 ;; esac
