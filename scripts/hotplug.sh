@@ -28,7 +28,8 @@ qmp=$(mktemp -d /tmp/clockdev-qmp.XXXXXX)
 sock=$qmp/sock
 suspend_watchdog "${WATCHDOG_S:-30}" &
 wd=$!
-trap 'kill $wd 2>/dev/null; rm -rf "$qmp"' EXIT
+sw=
+trap 'kill $wd $sw 2>/dev/null; rm -rf "$qmp"' EXIT
 
 # qmp_device_del ID: unplug device ID; QMP's replies become TAP comments.
 qmp_device_del() {
@@ -67,6 +68,51 @@ watch_console() {
 	done
 }
 
+# stall_watchdog CONSOLE OUT LIMIT: while neither the guest's console nor
+# its output (OUT, this script's copy) grew for LIMIT seconds, say where its
+# CPUs are: QMP query-status and, three times a second apart, each vCPU's
+# instruction pointer (HMP "info registers"), with the kernel symbol it is
+# in.  A guest that hangs silently (seen on the debug kernel beside seven
+# other guests, after a hot-unplug) then leaves a trace in its TAP.
+stall_watchdog() {
+	local con=$1 out=$2 limit=$3 last= now map=$BUILD/$kind/System.map i
+	while sleep 10; do
+		now=$(stat -c %s "$con" "$out" 2>/dev/null | tr '\n' ' ')
+		if [ "$now" != "$last" ]; then
+			last=$now since=$SECONDS
+			continue
+		fi
+		[ $((SECONDS - since)) -ge "$limit" ] || continue
+		echo "# stall: no output for $limit s; $(qmp query-status | tail -n 1)"
+		for i in 1 2 3; do
+			qmp human-monitor-command '{"command-line":"info registers -a"}' |
+				grep -o 'RIP=[0-9a-f]*' | sed 's/RIP=//' |
+				while read -r rip; do
+					echo "# stall: vCPU at $rip $(rip_symbol "$map" "$rip")"
+				done
+			sleep 1
+		done
+		since=$SECONDS
+	done
+}
+
+# rip_symbol MAP ADDRESS: the symbol+offset of ADDRESS in System.map MAP.
+rip_symbol() {
+	[ -f "$1" ] || return 0
+	awk -v a="$2" '
+	# The low 32 bits: awk counts in doubles, and kernel text and modules
+	# share the upper half (ffffffff........).
+	function hex(s,   n, i, c) { n = 0; s = tolower(substr(s, length(s) - 7))
+		for (i = 1; i <= length(s); i++) {
+			c = index("0123456789abcdef", substr(s, i, 1)) - 1
+			n = n * 16 + c
+		}
+		return n }
+	BEGIN { t = hex(a) }
+	$2 ~ /^[tTwW]$/ { v = hex($1); if (v <= t && v > best) { best = v; sym = $3 } }
+	END { if (sym != "") printf "(%s+0x%x)", sym, t - best }' "$1"
+}
+
 conlog=
 for ((i = 1; i < $#; i++)); do
 	[ "${!i}" != --console-log ] || { j=$((i + 1)); conlog=${!j}; }
@@ -76,9 +122,14 @@ extra=()
 : > "$conlog"
 watch_console "$conlog" &
 
+: > "$qmp/out"
+stall_watchdog "$conlog" "$qmp/out" "${STALL_S:-120}" &
+sw=$!
+
 status=0
 "$top/qemu/run" --kernel "$kind" --qmp "$sock" "$@" "${extra[@]}" --payload "$top/tests/ptp" \
 	-- env SUSPEND_CASE="$case" sh /payload/run.sh $tests |
-	unplug_when_ready || status=$?
+	unplug_when_ready | tee -a "$qmp/out" || status=$?
+kill $sw 2>/dev/null
 [ ${#extra[@]} = 0 ] || cat "$conlog" >&2
 exit $status
