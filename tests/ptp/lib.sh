@@ -110,7 +110,7 @@ ksft_run() {
 	shift
 	kr_out=$(mktemp)
 	kr_var=KSELFTEST_$(echo "${kr_t#*:}" | tr -c '[:alnum:]_\n' _ | tr '[:lower:]' '[:upper:]')_ARGS
-	[ $# = 0 ] || echo "  $kr_t $* (a subset: scripts/suite.sh)"
+	[ $# = 0 ] || echo "  $kr_t $*"
 	# Appending: the runner writes the program's lines through a file
 	# description of its own (/dev/stdout), which must not overwrite ours.
 	env "$kr_var=$*" "$KSFT/run_kselftest.sh" -t "$kr_t" >> "$kr_out" 2>&1
