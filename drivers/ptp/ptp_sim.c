@@ -27,6 +27,11 @@
  * instance is freed at once unless the module parameter defer_free is set;
  * then it is kept until module unload, so a late operation is counted (and
  * warned about) rather than left for KASAN to find.
+ *
+ * An instance follows system sleep as a NIC does: from its suspend to its
+ * resume callback the hardware is powered down (a real PHC then reads all
+ * ones).  debugfs "ptp_sim/suspended_ops" counts the operations called in
+ * that window, which the caller should not have made.
  */
 
 #include <linux/atomic.h>
@@ -38,6 +43,7 @@
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/pm.h>
 #include <linux/ptp_clock_kernel.h>
 #include <linux/refcount.h>
 #include <linux/seqlock.h>
@@ -87,6 +93,7 @@ MODULE_PARM_DESC(defer_free,
  * @scaled_ppm:	 frequency offset from nominal, in ppm with a 16-bit
  *		 binary fraction
  * @sleeping_reads: every read sleeps (sysfs attribute "sleeping_reads")
+ * @suspended:	 between the instance's suspend and resume callbacks
  * @dead:	 ptp_clock_unregister() has returned; any operation is late
  */
 struct ptp_sim {
@@ -102,6 +109,7 @@ struct ptp_sim {
 	long scaled_ppm;
 
 	bool sleeping_reads;
+	bool suspended;
 	bool dead;
 };
 
@@ -121,6 +129,7 @@ static DECLARE_COMPLETION(ptp_sim_devs_released);
 static struct dentry *ptp_sim_debugfs;
 static atomic_t ptp_sim_ops;
 static atomic_t ptp_sim_late_ops;
+static atomic_t ptp_sim_suspended_ops;
 
 static struct ptp_sim *dev_to_ptp_sim(struct device *dev)
 {
@@ -132,7 +141,8 @@ static struct ptp_sim *dev_to_ptp_sim(struct device *dev)
  * @info: the clock the PTP core called us for
  *
  * Every operation starts here.  An operation on an instance whose clock
- * has been unregistered is counted in late_ops and refused.
+ * has been unregistered is counted in late_ops and refused; one on a
+ * suspended instance is counted in suspended_ops.
  *
  * Return: the instance, or NULL if the operation came too late.
  */
@@ -141,6 +151,8 @@ static struct ptp_sim *ptp_sim_op(struct ptp_clock_info *info)
 	struct ptp_sim *sim = container_of(info, struct ptp_sim, info);
 
 	atomic_inc(&ptp_sim_ops);
+	if (unlikely(READ_ONCE(sim->suspended)))
+		atomic_inc(&ptp_sim_suspended_ops);
 	if (unlikely(READ_ONCE(sim->dead))) {
 		atomic_inc(&ptp_sim_late_ops);
 		WARN_ONCE(1, "ptp_sim: %s: operation after ptp_clock_unregister()\n",
@@ -379,8 +391,24 @@ static void ptp_sim_dev_release(struct device *dev)
 		complete(&ptp_sim_devs_released);
 }
 
+static int ptp_sim_suspend(struct device *dev)
+{
+	WRITE_ONCE(dev_to_ptp_sim(dev)->suspended, true);
+	return 0;
+}
+
+static int ptp_sim_resume(struct device *dev)
+{
+	WRITE_ONCE(dev_to_ptp_sim(dev)->suspended, false);
+	return 0;
+}
+
+static DEFINE_SIMPLE_DEV_PM_OPS(ptp_sim_pm_ops, ptp_sim_suspend,
+				ptp_sim_resume);
+
 static const struct device_type ptp_sim_dev_type = {
 	.groups		= ptp_sim_dev_groups,
+	.pm		= pm_sleep_ptr(&ptp_sim_pm_ops),
 	.release	= ptp_sim_dev_release,
 };
 
@@ -549,6 +577,8 @@ static int __init ptp_sim_init(void)
 	debugfs_create_atomic_t("ops", 0444, ptp_sim_debugfs, &ptp_sim_ops);
 	debugfs_create_atomic_t("late_ops", 0444, ptp_sim_debugfs,
 				&ptp_sim_late_ops);
+	debugfs_create_atomic_t("suspended_ops", 0444, ptp_sim_debugfs,
+				&ptp_sim_suspended_ops);
 
 	return 0;
 }

@@ -114,7 +114,7 @@ static void rtc_clock_timer_fn(struct rtc_device *rtc)
 	struct rtc_clock *rc = rtc_clock_of(rtc);
 
 	if (rc)
-		clock_device_alarm_fired(&rc->cd);
+		clockdev_alarm_fired(&rc->cd);
 }
 
 /*
@@ -196,7 +196,7 @@ static int rtc_clock_suspend(struct device *dev)
 	u64 expires, now;
 
 	if (!rc->cd.ops->timer_wakes ||
-	    !clock_device_next_timer(&rc->cd, &expires) ||
+	    !clockdev_next_timer(&rc->cd, &expires) ||
 	    rtc_read_time(rc->rtc, &tm))
 		return 0;
 	now = rtc_tm_to_time64(&tm) * NSEC_PER_SEC;
@@ -248,7 +248,7 @@ void rtc_clock_add_device(struct rtc_device *rtc)
 	rc = kzalloc(sizeof(*rc), GFP_KERNEL);
 	if (!rc)
 		return;
-	err = clock_device_init(&rc->cd, ops, rtc_clock_release);
+	err = clockdev_init(&rc->cd, ops, rtc_clock_release);
 	if (err) {
 		kfree(rc);
 		return;
@@ -272,7 +272,7 @@ void rtc_clock_add_device(struct rtc_device *rtc)
 	mutex_unlock(&rtc->ops_lock);
 	if (err)
 		goto out_put;
-	err = clock_device_register(&rc->cd);
+	err = clockdev_register(&rc->cd);
 	if (err)
 		goto out_erase;
 	if (ops->timer_wakes)
@@ -307,7 +307,7 @@ void rtc_clock_del_device(struct rtc_device *rtc)
 	/* Unregistering drops the driver's reference: keep one for the timer. */
 	get_device(&rc->cd.dev);
 	device_init_wakeup(&rc->cd.dev, false);
-	clock_device_unregister(&rc->cd);
+	clockdev_unregister(&rc->cd);
 	/* The core no longer programs the timer; it may still be queued. */
 	rtc_timer_cancel(rtc, &rc->timer);
 	put_device(&rc->cd.dev);
@@ -324,7 +324,7 @@ void rtc_clock_time_changed(struct rtc_device *rtc)
 	struct rtc_clock *rc = rtc_clock_of(rtc);
 
 	if (rc)
-		clock_device_time_changed(&rc->cd);
+		clockdev_time_changed(&rc->cd);
 }
 
 static int __init rtc_clock_init(void)

@@ -52,9 +52,9 @@ struct clock_device_context;
  *                 (ns), or cancel it when @expires is U64_MAX.  The driver
  *                 may program an earlier time than asked when its hardware
  *                 cannot reach that far; when the alarm fires, it calls
- *                 clock_device_alarm_fired() and the core reads the clock.
+ *                 clockdev_alarm_fired() and the core reads the clock.
  *                 Called by the core's worker only, one call at a time.  The
- *                 driver cancels its alarm after clock_device_unregister().
+ *                 driver cancels its alarm after clockdev_unregister().
  * @timer_tick:    Optional: the unit of the clock's reads, in ns, for a
  *                 clock that reads in whole ticks (NSEC_PER_SEC for an RTC).
  *                 A relative timer expires once the clock advanced by its
@@ -65,7 +65,7 @@ struct clock_device_context;
  *                 one needs CAP_WAKE_ALARM, as for CLOCK_BOOTTIME_ALARM.
  *
  * Every operation except @release is called inside the clock's read-side
- * section (see struct clock_device): never after clock_device_unregister()
+ * section (see struct clock_device): never after clockdev_unregister()
  * has returned.  Operations may sleep.  A clock operation that is missing
  * makes the system call fail with -EOPNOTSUPP.
  */
@@ -120,6 +120,10 @@ struct clock_device_operations {
  *               the hardware's reach).
  * @ref_valid:   @ref_dev and @ref_boot hold a read.
  * @stalled:     The clock did not advance between the last two reads.
+ * @rate_stale:  The clock's frequency was changed since @rate was
+ *               measured: predictions may fall behind the clock, so
+ *               relative timers are not anchored on them.
+ * @rate_restart: ... and the next read starts a new measurement.
  * @resumed:     The system resumed since the last read: the boot time
  *               spent suspended must not enter the rate.
  * @stepped:     The clock was stepped by an unknown amount since the last
@@ -154,6 +158,8 @@ struct clockdev_timer_base {
 	bool alarm_fired;
 	bool ref_valid;
 	bool stalled;
+	bool rate_stale;
+	bool rate_restart;
 	bool resumed;
 	bool stepped;
 	bool step_event;
@@ -171,8 +177,8 @@ struct clockdev_timer_base {
  *           around the clock is freed only by @release, called from the
  *           device's release once the last reference is gone.  The driver
  *           fills in the device's class, parent, groups, name and, if it
- *           manages its own region, devt, between clock_device_init() and
- *           clock_device_register().
+ *           manages its own region, devt, between clockdev_init() and
+ *           clockdev_register().
  * @cdev:    The character device.  Its owner is @ops->owner.
  * @ops:     The driver's operations.
  * @owner:   @ops->owner: held by every timer and sleeper, and by the
@@ -181,8 +187,8 @@ struct clockdev_timer_base {
  * @srcu:    Read-side protection of @dead: every operation runs inside
  *           an SRCU read section of this clock only, so readers of one
  *           clock never serialise each other or wait for another clock.
- * @dead:    Set once by clock_device_unregister(), read under @srcu.
- * @wait:    Woken by clock_device_unregister() after @dead is set, so that
+ * @dead:    Set once by clockdev_unregister(), read under @srcu.
+ * @wait:    Woken by clockdev_unregister() after @dead is set, so that
  *           anyone sleeping on it notices the removal.  The core's poll
  *           waits here too; drivers may use it for their own events.
  * @id:      Minor number in the clockdev region when the core chose devt.
@@ -193,12 +199,12 @@ struct clockdev_timer_base {
  *           RCU grace period: the last reference may be dropped in atomic
  *           context, and timer code may still look at the clock under
  *           rcu_read_lock() then (see clockdev_timer_wait_running()).
- * @free_now: Set by clock_device_unregister() when it drops the last
+ * @free_now: Set by clockdev_unregister() when it drops the last
  *           reference, having waited for that grace period: the clock is
  *           freed before unregister returns.
  *
  * A driver embeds a struct clock_device in its own object and finds it
- * back with container_of().  After clock_device_unregister() returns the
+ * back with container_of().  After clockdev_unregister() returns the
  * clock is a zombie: every system call and file operation on it fails
  * with -ENODEV (poll reports EPOLLERR | EPOLLHUP), and no driver operation
  * other than @ops->release runs again.
@@ -234,25 +240,25 @@ struct clock_device_context {
 
 #if IS_ENABLED(CONFIG_CLOCKDEV)
 
-int clock_device_init(struct clock_device *cd,
-		      const struct clock_device_operations *ops,
-		      void (*release)(struct clock_device *cd));
-int clock_device_register(struct clock_device *cd);
-void clock_device_unregister(struct clock_device *cd);
-void clock_device_time_changed(struct clock_device *cd);
-void clock_device_alarm_fired(struct clock_device *cd);
-bool clock_device_next_timer(struct clock_device *cd, u64 *expires);
+int clockdev_init(struct clock_device *cd,
+		  const struct clock_device_operations *ops,
+		  void (*release)(struct clock_device *cd));
+int clockdev_register(struct clock_device *cd);
+void clockdev_unregister(struct clock_device *cd);
+void clockdev_time_changed(struct clock_device *cd);
+void clockdev_alarm_fired(struct clock_device *cd);
+bool clockdev_next_timer(struct clock_device *cd, u64 *expires);
 
 /**
- * clock_device_alive() - whether a clock is still registered
+ * clockdev_alive() - whether a clock is still registered
  * @cd: The clock.
  *
  * For wait conditions of drivers sleeping inside an operation: a sleeper
  * must stop waiting once this returns false, or unregister will wait for it.
  *
- * Return: false once clock_device_unregister() has started.
+ * Return: false once clockdev_unregister() has started.
  */
-static inline bool clock_device_alive(struct clock_device *cd)
+static inline bool clockdev_alive(struct clock_device *cd)
 {
 	return !READ_ONCE(cd->dead);
 }

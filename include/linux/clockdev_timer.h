@@ -26,7 +26,7 @@ enum clockdev_timer_state {
  * enum clockdev_timer_event - why a timer's callback is called
  * @CLOCKDEV_TIMER_EXPIRED: A read of the clock reached the expiry.
  * @CLOCKDEV_TIMER_STEPPED: The clock was stepped and the timer asked to be
- *                          cancelled then (@cancel_on_step); it is disarmed.
+ *                          told (@cancel_on_step); it stays armed.
  * @CLOCKDEV_TIMER_GONE:    The clock was removed; the timer is disarmed.
  */
 enum clockdev_timer_event {
@@ -44,10 +44,11 @@ enum clockdev_timer_event {
  * @function: Expiry callback (see clockdev_timer_init()).
  * @delay:    Delay of a relative timer, in device ns, as armed.
  * @relative: Armed relative: steps of the clock do not move its expiry.
- * @cancel_on_step: Disarm the timer and report it when the clock is stepped.
+ * @cancel_on_step: Report a step of the clock (the timer stays armed).
  * @state:    enum clockdev_timer_state, under the clock's timer lock.
- * @step_gen: The clock's step count when the timer was armed: only a
- *            later step cancels it (@cancel_on_step).
+ * @step_gen: The clock's step count when the timer was armed or last
+ *            told of a step: only a later step is reported
+ *            (@cancel_on_step).
  * @seen:     The latest device time its remaining time was taken at ...
  * @seen_gen: ... and the clock's step count then.
  */

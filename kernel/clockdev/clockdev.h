@@ -17,6 +17,7 @@ void clockdev_timers_init(struct clock_device *cd);
 void clockdev_timers_shutdown(struct clock_device *cd);
 void clockdev_timers_prepare(struct clock_device *cd);
 void clockdev_timers_step_begin(struct clock_device *cd);
+void clockdev_timers_rate_changed(struct clock_device *cd);
 void clockdev_timers_step_end(struct clock_device *cd, bool stepped, bool set,
 			      s64 value, ktime_t before, u64 old);
 

@@ -86,7 +86,7 @@ static ssize_t test_read(struct clock_device_context *ctx, uint flags,
 	atomic_inc(&tc->ops);
 	atomic_set(&tc->in_read, 1);
 	complete(&tc->entered);
-	wait_event(ctx->cd->wait, !clock_device_alive(ctx->cd));
+	wait_event(ctx->cd->wait, !clockdev_alive(ctx->cd));
 	/* Unregister must wait for this, not only wake it. */
 	msleep(20);
 	atomic_set(&tc->in_read, 0);
@@ -131,7 +131,7 @@ static void test_clock_free(struct clock_device *cd)
 
 /*
  * Whether the clock was freed within 5 s: the last reference, if not
- * dropped by clock_device_unregister(), frees it from a work item after
+ * dropped by clockdev_unregister(), frees it from a work item after
  * an RCU grace period.
  */
 static bool test_clock_wait_freed(bool *freed)
@@ -153,13 +153,13 @@ static struct test_clock *test_clock_create(struct kunit *test, bool *freed,
 	init_completion(&tc->entered);
 	tc->freed = freed;
 	*freed = false;
-	KUNIT_ASSERT_EQ(test, clock_device_init(&tc->cd, &test_clock_ops,
-						test_clock_free), 0);
+	KUNIT_ASSERT_EQ(test, clockdev_init(&tc->cd, &test_clock_ops,
+					    test_clock_free), 0);
 	dev_set_name(&tc->cd.dev, "clockdev-kunit%d", id);
 	snprintf(path, len, "/dev/clockdev-kunit%d", id);
-	if (clock_device_register(&tc->cd)) {
+	if (clockdev_register(&tc->cd)) {
 		put_device(&tc->cd.dev);
-		KUNIT_FAIL_AND_ABORT(test, "clock_device_register failed");
+		KUNIT_FAIL_AND_ABORT(test, "clockdev_register failed");
 	}
 
 	return tc;
@@ -194,7 +194,7 @@ static void clockdev_test_register_lookup(struct kunit *test)
 		__fput_sync(null);
 	}
 
-	clock_device_unregister(&tc->cd);
+	clockdev_unregister(&tc->cd);
 	KUNIT_EXPECT_FALSE(test, freed);	/* the open file pins it */
 	__fput_sync(fp);
 	KUNIT_EXPECT_TRUE(test, test_clock_wait_freed(&freed));
@@ -216,7 +216,7 @@ static void clockdev_test_zombie(struct kunit *test)
 	clockdev_exit(&tc->cd, idx);
 	KUNIT_EXPECT_EQ(test, vfs_poll(fp, NULL), EPOLLIN);
 
-	clock_device_unregister(&tc->cd);
+	clockdev_unregister(&tc->cd);
 	ops = atomic_read(&tc->ops);
 
 	KUNIT_EXPECT_EQ(test, clockdev_enter(&tc->cd, &idx), -ENODEV);
@@ -261,7 +261,7 @@ static void clockdev_test_refcount(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kref_read(&tc->cd.dev.kobj.kref), refs);
 
 	/* The last reference: freed before unregister returns. */
-	clock_device_unregister(&tc->cd);
+	clockdev_unregister(&tc->cd);
 	KUNIT_EXPECT_TRUE(test, freed);
 }
 
@@ -300,7 +300,7 @@ static void clockdev_test_unregister_waits(struct kunit *test)
 	wait_for_completion(&tc->entered);
 
 	/* Wakes the reader and returns only once it has left the driver. */
-	clock_device_unregister(&tc->cd);
+	clockdev_unregister(&tc->cd);
 	KUNIT_EXPECT_EQ(test, atomic_read(&tc->in_read), 0);
 
 	wait_for_completion(&r.done);
@@ -404,7 +404,7 @@ static void alarm_clock_fire(struct alarm_clock *ac, u64 now)
 	spin_lock_irq(&ac->lock);
 	ac->now = now;
 	spin_unlock_irq(&ac->lock);
-	clock_device_alarm_fired(&ac->cd);
+	clockdev_alarm_fired(&ac->cd);
 }
 
 /*
@@ -427,12 +427,12 @@ static void clockdev_test_alarm_reach(struct kunit *test)
 	ac->now = t0;
 	ac->reach = 10 * s;
 	ac->alarm = U64_MAX;
-	KUNIT_ASSERT_EQ(test, clock_device_init(&ac->cd, &alarm_clock_ops,
-						alarm_clock_free), 0);
+	KUNIT_ASSERT_EQ(test, clockdev_init(&ac->cd, &alarm_clock_ops,
+					    alarm_clock_free), 0);
 	dev_set_name(&ac->cd.dev, "clockdev-kunit%d", id);
-	if (clock_device_register(&ac->cd)) {
+	if (clockdev_register(&ac->cd)) {
 		put_device(&ac->cd.dev);
-		KUNIT_FAIL_AND_ABORT(test, "clock_device_register failed");
+		KUNIT_FAIL_AND_ABORT(test, "clockdev_register failed");
 	}
 
 	clockdev_timer_init(&timer, &ac->cd, alarm_timer_fn);
@@ -450,13 +450,13 @@ static void clockdev_test_alarm_reach(struct kunit *test)
 	wait_event_timeout(ac->wq, READ_ONCE(ac->fired), 5 * HZ);
 	clockdev_timer_cancel(&timer);
 	/* Waits for the worker, which sets the alarm after the callbacks. */
-	clock_device_next_timer(&ac->cd, &expires);
+	clockdev_next_timer(&ac->cd, &expires);
 	spin_lock_irq(&ac->lock);
 	KUNIT_EXPECT_TRUE(test, ac->fired);
 	KUNIT_EXPECT_EQ(test, ac->fired_at, t0 + 25 * s);
 	KUNIT_EXPECT_EQ(test, ac->alarms, 3);
 	spin_unlock_irq(&ac->lock);
-	clock_device_unregister(&ac->cd);
+	clockdev_unregister(&ac->cd);
 }
 
 /**
@@ -541,12 +541,12 @@ static struct rate_clock *rate_clock_create(struct kunit *test, u64 off,
 	rc->num = num;
 	rc->den = den;
 	rc->b0 = ktime_get_boottime();
-	KUNIT_ASSERT_EQ(test, clock_device_init(&rc->cd, &rate_clock_ops,
-						rate_clock_free), 0);
+	KUNIT_ASSERT_EQ(test, clockdev_init(&rc->cd, &rate_clock_ops,
+					    rate_clock_free), 0);
 	dev_set_name(&rc->cd.dev, "clockdev-kunit%d", id);
-	if (clock_device_register(&rc->cd)) {
+	if (clockdev_register(&rc->cd)) {
 		put_device(&rc->cd.dev);
-		KUNIT_FAIL_AND_ABORT(test, "clock_device_register failed");
+		KUNIT_FAIL_AND_ABORT(test, "clockdev_register failed");
 	}
 	return rc;
 }
@@ -618,7 +618,7 @@ static void clockdev_test_backward_read(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, abs.state, (u8)CLOCKDEV_TIMER_IDLE);
 
 	clockdev_timer_cancel(&abs);
-	clock_device_unregister(&rc->cd);
+	clockdev_unregister(&rc->cd);
 }
 
 /*
@@ -653,7 +653,7 @@ static void clockdev_test_huge_relative(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.state, (u8)CLOCKDEV_TIMER_QUEUED);
 
 	clockdev_timer_cancel(&t);
-	clock_device_unregister(&rc->cd);
+	clockdev_unregister(&rc->cd);
 }
 
 static struct kunit_case clockdev_test_cases[] = {

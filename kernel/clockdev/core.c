@@ -3,10 +3,10 @@
  * Dynamic clock devices: registration, lifetime and file operations.
  *
  * Lifetime.  A clock lives as long as its embedded struct device has
- * references: the driver's (dropped by clock_device_unregister()), one per
+ * references: the driver's (dropped by clockdev_unregister()), one per
  * open file, and one per user of a clockid (for the length of the call).
  *
- * Removal.  clock_device_unregister() removes the character device, marks
+ * Removal.  clockdev_unregister() removes the character device, marks
  * the clock dead, wakes everyone sleeping on the clock's wait queue and then
  * waits for an SRCU grace period of this clock alone.  Every operation runs
  * inside an SRCU read section that starts by checking that the clock is
@@ -241,7 +241,7 @@ static void clockdev_free(struct clock_device *cd)
 {
 	/*
 	 * A clock that was never registered may have had its worker queued
-	 * (clock_device_time_changed() of its driver): stop it too.
+	 * (clockdev_time_changed() of its driver): stop it too.
 	 */
 	clockdev_timers_shutdown(cd);
 	cleanup_srcu_struct(&cd->srcu);
@@ -263,7 +263,7 @@ static void clockdev_free_work(struct work_struct *work)
 
 /*
  * The last reference to the clock is gone, in any context: a timer may be
- * deleted with interrupts off.  Unless clock_device_unregister() dropped
+ * deleted with interrupts off.  Unless clockdev_unregister() dropped
  * it and asks for it, the clock is freed later, from a work item queued
  * after an RCU grace period.  Whoever dropped the last reference holds a
  * reference to the owner module (an open file, a timer: see
@@ -283,7 +283,7 @@ static void clockdev_dev_release(struct device *dev)
 }
 
 /**
- * clock_device_init() - prepare a clock for registration
+ * clockdev_init() - prepare a clock for registration
  * @cd:      The clock, embedded in the driver's zeroed object.
  * @ops:     The driver's operations; must outlive the clock.
  * @release: Called to free the driver's object once the last reference
@@ -294,9 +294,9 @@ static void clockdev_dev_release(struct device *dev)
  *
  * Return: 0, or a negative error (then nothing needs undoing).
  */
-int clock_device_init(struct clock_device *cd,
-		      const struct clock_device_operations *ops,
-		      void (*release)(struct clock_device *cd))
+int clockdev_init(struct clock_device *cd,
+		  const struct clock_device_operations *ops,
+		  void (*release)(struct clock_device *cd))
 {
 	int err;
 
@@ -319,11 +319,11 @@ int clock_device_init(struct clock_device *cd,
 
 	return 0;
 }
-EXPORT_SYMBOL_GPL(clock_device_init);
+EXPORT_SYMBOL_GPL(clockdev_init);
 
 /**
- * clock_device_register() - make a clock visible to user space
- * @cd: A clock set up by clock_device_init(), with its device's name set.
+ * clockdev_register() - make a clock visible to user space
+ * @cd: A clock set up by clockdev_init(), with its device's name set.
  *
  * Creates the character device.  When the driver has not chosen dev.devt,
  * a minor of the "clockdev" region is used.  Everything a reader of the
@@ -333,7 +333,7 @@ EXPORT_SYMBOL_GPL(clock_device_init);
  * Return: 0, or a negative error; on error the caller still owns its
  * reference and drops it with put_device().
  */
-int clock_device_register(struct clock_device *cd)
+int clockdev_register(struct clock_device *cd)
 {
 	int err;
 
@@ -362,10 +362,10 @@ int clock_device_register(struct clock_device *cd)
 	}
 	return 0;
 }
-EXPORT_SYMBOL_GPL(clock_device_register);
+EXPORT_SYMBOL_GPL(clockdev_register);
 
 /**
- * clock_device_unregister() - remove a clock
+ * clockdev_unregister() - remove a clock
  * @cd: A registered clock.
  *
  * Removes the device node, marks the clock dead, wakes everything sleeping
@@ -374,12 +374,12 @@ EXPORT_SYMBOL_GPL(clock_device_register);
  * already running on this clock have returned.  Afterwards no driver operation runs again except
  * @ops->release for files still open, so the driver may release its
  * hardware.  Drops the driver's reference: the driver's object may be
- * freed (through the release passed to clock_device_init()) before this
+ * freed (through the release passed to clockdev_init()) before this
  * returns, or later when the last file is closed.
  *
  * Context: process context; sleeps.
  */
-void clock_device_unregister(struct clock_device *cd)
+void clockdev_unregister(struct clock_device *cd)
 {
 	might_sleep();
 
@@ -403,9 +403,9 @@ void clock_device_unregister(struct clock_device *cd)
 	}
 	put_device(&cd->dev);
 }
-EXPORT_SYMBOL_GPL(clock_device_unregister);
+EXPORT_SYMBOL_GPL(clockdev_unregister);
 
-static int __init clockdev_init(void)
+static int __init clockdev_core_init(void)
 {
 	int err;
 
@@ -417,4 +417,4 @@ static int __init clockdev_init(void)
 	}
 	return 0;
 }
-subsys_initcall(clockdev_init);
+subsys_initcall(clockdev_core_init);

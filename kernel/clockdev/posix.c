@@ -141,11 +141,11 @@ void clockdev_put(struct clock_device *cd)
  * clockdev_gone() - whether a clock has been removed
  * @cd: The clock.
  *
- * Return: true once clock_device_unregister() has started.
+ * Return: true once clockdev_unregister() has started.
  */
 bool clockdev_gone(struct clock_device *cd)
 {
-	return !clock_device_alive(cd);
+	return !clockdev_alive(cd);
 }
 
 static int clockdev_clock_getres(const clockid_t id, struct timespec64 *ts)
@@ -273,10 +273,13 @@ static int clockdev_clock_adjtime(const clockid_t id,
 					 clockdev_offset_ns(tx), 0, U64_MAX);
 	} else {
 		/*
-		 * A new frequency needs nothing: the core re-reads the
-		 * clock before each expiry and measures its rate.
+		 * The core re-reads the clock before each expiry, so a new
+		 * frequency cannot make a timer early there; but the rate it
+		 * measured is stale, and so are its predictions.
 		 */
 		err = call.cd->ops->clock_adjtime(call.cd, tx);
+		if (!err && tx->modes)
+			clockdev_timers_rate_changed(call.cd);
 	}
 
 	clockdev_call_end(&call);
@@ -374,7 +377,7 @@ static int clockdev_timer_get(struct k_itimer *timr,
 	s64 rem;
 	u64 now;
 
-	if (!clock_device_alive(t->cd))
+	if (!clockdev_alive(t->cd))
 		return -ENODEV;
 
 	if (timr->it_interval)
@@ -407,7 +410,7 @@ static int clockdev_timer_set(struct k_itimer *timr, int flags,
 	bool absolute = flags & TIMER_ABSTIME;
 	s64 expires;
 
-	if (!clock_device_alive(t->cd))
+	if (!clockdev_alive(t->cd))
 		return -ENODEV;
 	if (old)
 		clockdev_timer_get(timr, old);

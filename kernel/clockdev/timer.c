@@ -29,7 +29,7 @@
  * rate error of 2000 ppm since that read; otherwise it waits for the worker
  * to anchor it on the next read.  Either way it is never early.
  * When the clock is stepped (clock_settime, clock_adjtime, or a driver's
- * clock_device_time_changed()), the worker re-reads it at once: absolute
+ * clockdev_time_changed()), the worker re-reads it at once: absolute
  * timers whose expiry was passed fire, and relative ones are moved by the
  * step, so that they are not affected by it.
  *
@@ -42,22 +42,31 @@
  * A clock with an alarm of its own (ops->timer_alarm, an RTC) is looked at
  * when that alarm fires instead: the worker programs the alarm for the
  * earliest timer after each read, and the driver reports the alarm with
- * clock_device_alarm_fired().  The clock's reads are whole ticks
+ * clockdev_alarm_fired().  The clock's reads are whole ticks
  * (ops->timer_tick), so its mapping is not used to predict expiry, only
  * to report remaining time, and its rate is taken as one.
  *
  * Suspend: boot time runs on in suspend, and a clock may stop (a PHC that
  * loses power, a clock counting CLOCK_MONOTONIC_RAW) or not (an RTC).
- * Between the start of a suspend and the end of the resume, reads do not
- * measure the rate; after resume every clock with timers is read again at
- * once, so its mapping is right again and timers that came due while the
- * system slept fire; the rate is then measured afresh from that read.
+ * The worker of a clock without an alarm is frozen from before devices
+ * suspend to after they resumed, so the clock is not read while its device
+ * is suspended; a clock with an alarm keeps its worker, to program the
+ * alarm that wakes the system.  Between the start of a suspend and the end
+ * of the resume, reads do not measure the rate; after resume every clock
+ * with timers is read again at once, so its mapping is right again and
+ * timers that came due while the system slept fire; the rate is then
+ * measured afresh from that read.
  *
  * Locking: base->lock (irq-safe) protects the queue, the timers' state and
- * the mapping.  base->expiry_lock is held by the worker while it runs
- * expiry callbacks, so clockdev_timer_wait_running() can wait for them.
- * Callbacks run in process context with expiry_lock held: they must not
- * sleep.  They may re-queue their timer.
+ * the mapping.  It is a spinlock_t, as the posix-timer and timerfd locks
+ * that are held around it are: on PREEMPT_RT all of them sleep, and the
+ * functions below are not for hard interrupt context or raw spinlocks
+ * there (drivers' interrupt handlers are threads on PREEMPT_RT; the
+ * core's own hrtimer only queues the worker).  base->expiry_lock is held
+ * by the worker while it runs expiry callbacks, so
+ * clockdev_timer_wait_running() can wait for them.  Callbacks run in
+ * process context with expiry_lock held: they must not sleep.  They may
+ * re-queue their timer.
  */
 #include <linux/bits.h>
 #include <linux/clockdev.h>
@@ -90,7 +99,18 @@
 #define CLOCKDEV_RATE_MIN_SPAN		(200 * NSEC_PER_MSEC)
 #define CLOCKDEV_RATE_ONE		BIT_ULL(32)
 
+/*
+ * Workers of clocks without an alarm run on clockdev_wq, which freezes with
+ * the kernel threads, after user space and before devices suspend, and
+ * thaws after devices resumed: a clock is never read while its device is
+ * suspended (a PHC of a NIC in D3 reads all ones).  Workers of clocks with
+ * an alarm run on clockdev_alarm_wq, which does not freeze: they program
+ * the alarm that wakes the system up to the moment it sleeps, and handle
+ * the alarm that fired on the way down, as alarmtimer reads and programs
+ * the RTC in its own suspend callback.
+ */
 static struct workqueue_struct *clockdev_wq;
+static struct workqueue_struct *clockdev_alarm_wq;
 
 /* @a + @b, or U64_MAX when that does not fit. */
 static u64 clockdev_add_sat(u64 a, u64 b)
@@ -120,6 +140,13 @@ static struct clock_device *base_to_cd(struct clockdev_timer_base *base)
 static bool clockdev_has_alarm(struct clockdev_timer_base *base)
 {
 	return base_to_cd(base)->ops->timer_alarm;
+}
+
+/* Run the worker of @base: now, or after resume if it is frozen. */
+static void clockdev_timer_kick(struct clockdev_timer_base *base)
+{
+	queue_work(clockdev_has_alarm(base) ? clockdev_alarm_wq : clockdev_wq,
+		   &base->work);
 }
 
 /* Whether the clock's reads are whole ticks, or its alarm drives it. */
@@ -222,12 +249,12 @@ static void clockdev_timer_program(struct clockdev_timer_base *base,
 			next = timerqueue_getnext(&base->queue);
 			base->alarm_next = next ? next->expires : U64_MAX;
 		} else {
-			queue_work(clockdev_wq, &base->work);
+			clockdev_timer_kick(base);
 		}
 		return;
 	}
 	if (!list_empty(&base->unanchored) || !base->ref_valid) {
-		queue_work(clockdev_wq, &base->work);
+		clockdev_timer_kick(base);
 		return;
 	}
 	next = timerqueue_getnext(&base->queue);
@@ -266,7 +293,7 @@ static enum hrtimer_restart clockdev_timer_hrtimer_fn(struct hrtimer *hr)
 	struct clockdev_timer_base *base =
 		container_of(hr, struct clockdev_timer_base, hrtimer);
 
-	queue_work(clockdev_wq, &base->work);
+	clockdev_timer_kick(base);
 	return HRTIMER_NORESTART;
 }
 
@@ -330,9 +357,10 @@ static bool clockdev_timer_update_ref(struct clockdev_timer_base *base,
 		/* Reads are whole ticks: no rate, and equal reads are normal. */
 		base->stalled = false;
 	} else if (!base->ref_valid || stepped || base->resumed ||
-		   READ_ONCE(clockdev_pm_transition)) {
+		   base->rate_restart || READ_ONCE(clockdev_pm_transition)) {
 		base->rate_dev = dev_now;
 		base->rate_boot = boot;
+		base->rate_restart = false;
 	} else {
 		/* A clock that did not move since the last read: back off. */
 		if (dev_now == base->ref_dev) {
@@ -347,6 +375,7 @@ static bool clockdev_timer_update_ref(struct clockdev_timer_base *base,
 		if (!base->stalled && span >= CLOCKDEV_RATE_MIN_SPAN) {
 			base->rate = clockdev_rate(dev_now - base->rate_dev,
 						   span);
+			base->rate_stale = false;
 			base->rate_dev = dev_now;
 			base->rate_boot = boot;
 		}
@@ -376,6 +405,11 @@ restart:
 		/* Armed after the step: not concerned, as on CLOCK_REALTIME. */
 		if (!t->cancel_on_step || t->step_gen == base->step_gen)
 			continue;
+		/*
+		 * Report the step once; the timer stays armed for its expiry,
+		 * as the hrtimer of a CLOCK_REALTIME timerfd does.
+		 */
+		t->step_gen = base->step_gen;
 		timerqueue_del(&base->queue, &t->node);
 		t->state = CLOCKDEV_TIMER_RUNNING;
 		base->running = t;
@@ -386,7 +420,7 @@ restart:
 		spin_lock_irq(&base->lock);
 		base->running = NULL;
 		if (t->state == CLOCKDEV_TIMER_RUNNING)
-			t->state = CLOCKDEV_TIMER_IDLE;
+			clockdev_timer_enqueue(base, t);
 		goto restart;
 	}
 }
@@ -457,7 +491,7 @@ static void clockdev_timer_work(struct work_struct *work)
 					  clockdev_predict(base, b0) : 0, err);
 	if (seq != base->step_seq) {
 		/* A driver's step while we read: the read may predate it. */
-		queue_work(clockdev_wq, &base->work);
+		clockdev_timer_kick(base);
 		spin_unlock_irq(&base->lock);
 		mutex_unlock(&base->step_mutex);
 		return;
@@ -525,7 +559,7 @@ static void clockdev_timer_work(struct work_struct *work)
 	if (seq == base->step_seq)
 		clockdev_timer_program(base, true, dev_now);
 	else if (!base->shutdown)
-		queue_work(clockdev_wq, &base->work);
+		clockdev_timer_kick(base);
 	spin_unlock_irq(&base->lock);
 	spin_unlock(&base->expiry_lock);
 	if (clockdev_has_alarm(base))
@@ -562,7 +596,9 @@ EXPORT_SYMBOL_GPL(clockdev_timer_init);
  * @expires:  Expiry in device time (ns) when @absolute, else the delay.
  * @absolute: Whether @expires is a time or a delay.
  *
- * Context: any; does not read the clock.
+ * Context: any but NMI; takes base->lock, a spinlock_t, so on PREEMPT_RT
+ * not hard interrupt context nor under a raw spinlock.  Does not read
+ * the clock.
  * Return: 0, or -ENODEV when the clock has been removed.
  */
 int clockdev_timer_start(struct clockdev_timer *t, u64 expires, bool absolute)
@@ -591,7 +627,7 @@ int clockdev_timer_start(struct clockdev_timer *t, u64 expires, bool absolute)
 		clockdev_timer_enqueue(base, t);
 	} else if (!clockdev_has_alarm(base) &&
 		   base->ref_valid && !base->stalled && !base->stepped &&
-		   !base->stepping &&
+		   !base->stepping && !base->rate_stale &&
 		   ktime_sub(now, base->ref_boot) < CLOCKDEV_ANCHOR_MAX_AGE) {
 		/* Margin: a rate error up to 2000 ppm since the read. */
 		u64 margin = ktime_to_ns(ktime_sub(now, base->ref_boot)) / 512;
@@ -618,7 +654,9 @@ EXPORT_SYMBOL_GPL(clockdev_timer_start);
  * Unlike clockdev_timer_start(), keeps whether the timer was armed
  * relative: a relative periodic timer keeps ignoring steps.
  *
- * Context: any; does not read the clock.
+ * Context: any but NMI; takes base->lock, a spinlock_t, so on PREEMPT_RT
+ * not hard interrupt context nor under a raw spinlock.  Does not read
+ * the clock.
  * Return: 0, or -ENODEV when the clock has been removed.
  */
 int clockdev_timer_restart(struct clockdev_timer *t, u64 expires)
@@ -667,7 +705,8 @@ EXPORT_SYMBOL_GPL(clockdev_timer_requeue);
  * clockdev_timer_try_to_cancel() - disarm a timer
  * @t: The timer.
  *
- * Context: any.
+ * Context: any but NMI; takes base->lock, a spinlock_t, so on PREEMPT_RT
+ * not hard interrupt context nor under a raw spinlock.
  * Return: 1 if it was armed, 0 if not, -1 if its callback is running
  * (wait with clockdev_timer_wait_running() and try again).
  */
@@ -687,7 +726,7 @@ int clockdev_timer_try_to_cancel(struct clockdev_timer *t)
 		 */
 		if (timerqueue_getnext(&base->queue) == &t->node &&
 		    clockdev_has_alarm(base) && !base->shutdown)
-			queue_work(clockdev_wq, &base->work);
+			clockdev_timer_kick(base);
 		timerqueue_del(&base->queue, &t->node);
 		ret = 1;
 		break;
@@ -738,7 +777,9 @@ EXPORT_SYMBOL_GPL(clockdev_timer_cancel);
  * @t:   The timer.
  * @now: Set to the predicted device time now.
  *
- * Context: any; uses the prediction, does not read the clock.
+ * Context: any but NMI; takes base->lock, a spinlock_t, so on PREEMPT_RT
+ * not hard interrupt context nor under a raw spinlock.  Uses the
+ * prediction, does not read the clock.
  * Return: the remaining time in ns, or the delay of a relative timer not
  * anchored yet.  At least 1 while the timer is armed: the prediction may
  * run ahead of the clock, and only a read of the clock expires a timer.
@@ -799,7 +840,9 @@ EXPORT_SYMBOL_GPL(clockdev_timer_remaining);
  * the prediction may run ahead by), so that the count never runs ahead of
  * the clock.
  *
- * Context: any; does not read the clock.
+ * Context: any but NMI; takes base->lock, a spinlock_t, so on PREEMPT_RT
+ * not hard interrupt context nor under a raw spinlock.  Does not read
+ * the clock.
  * Return: the number of periods the expiry moved by.
  */
 u64 clockdev_timer_forward(struct clockdev_timer *t, u64 interval,
@@ -841,12 +884,12 @@ void clockdev_timers_prepare(struct clock_device *cd)
 
 	if (READ_ONCE(base->ref_valid))
 		return;
-	queue_work(clockdev_wq, &base->work);
+	clockdev_timer_kick(base);
 	flush_work(&base->work);
 }
 
 /**
- * clock_device_time_changed() - tell the core that a clock was stepped
+ * clockdev_time_changed() - tell the core that a clock was stepped
  * @cd: The clock.
  *
  * For drivers whose clock changes outside clock_settime() and
@@ -855,9 +898,10 @@ void clockdev_timers_prepare(struct clock_device *cd)
  * remaining time.  A driver may call it from its clock_settime or
  * clock_adjtime operation too: that step is accounted for once.
  *
- * Context: any.
+ * Context: any but NMI; takes base->lock, a spinlock_t, so on PREEMPT_RT
+ * not hard interrupt context nor under a raw spinlock.
  */
-void clock_device_time_changed(struct clock_device *cd)
+void clockdev_time_changed(struct clock_device *cd)
 {
 	struct clockdev_timer_base *base = &cd->timers;
 	unsigned long flags;
@@ -872,21 +916,22 @@ void clock_device_time_changed(struct clock_device *cd)
 		base->step_seq++;
 		base->step_gen++;
 		if (!base->shutdown)
-			queue_work(clockdev_wq, &base->work);
+			clockdev_timer_kick(base);
 	}
 	spin_unlock_irqrestore(&base->lock, flags);
 }
-EXPORT_SYMBOL_GPL(clock_device_time_changed);
+EXPORT_SYMBOL_GPL(clockdev_time_changed);
 
 /**
- * clock_device_alarm_fired() - a clock's own alarm fired
+ * clockdev_alarm_fired() - a clock's own alarm fired
  * @cd: The clock, whose ops->timer_alarm programmed the alarm.
  *
  * The core reads the clock and expires what is due.
  *
- * Context: any.
+ * Context: any but NMI; takes base->lock, a spinlock_t, so on PREEMPT_RT
+ * not hard interrupt context nor under a raw spinlock.
  */
-void clock_device_alarm_fired(struct clock_device *cd)
+void clockdev_alarm_fired(struct clock_device *cd)
 {
 	struct clockdev_timer_base *base = &cd->timers;
 	unsigned long flags;
@@ -894,24 +939,27 @@ void clock_device_alarm_fired(struct clock_device *cd)
 	spin_lock_irqsave(&base->lock, flags);
 	base->alarm_fired = true;
 	if (!base->shutdown)
-		queue_work(clockdev_wq, &base->work);
+		clockdev_timer_kick(base);
 	spin_unlock_irqrestore(&base->lock, flags);
 }
-EXPORT_SYMBOL_GPL(clock_device_alarm_fired);
+EXPORT_SYMBOL_GPL(clockdev_alarm_fired);
 
 /**
- * clock_device_next_timer() - the earliest armed timer of a clock
+ * clockdev_next_timer() - the earliest armed timer of a clock
  * @cd:      The clock.
  * @expires: Set to its expiry, device time (ns).
  *
- * For a driver's suspend callback, to refuse suspend with a timer about to
- * fire.  Waits for the worker first, so that timers just armed are queued.
+ * For the suspend callback of a driver whose clock has an alarm
+ * (ops->timer_alarm), to refuse suspend with a timer about to fire.  Waits
+ * for the worker first, so that timers just armed are queued: the worker
+ * of a clock without an alarm is frozen by then, so such a clock must not
+ * call it from a suspend callback.
  * A relative timer still waiting for a read counts as due at the last read.
  *
  * Context: process context; sleeps.
  * Return: whether a timer is armed.
  */
-bool clock_device_next_timer(struct clock_device *cd, u64 *expires)
+bool clockdev_next_timer(struct clock_device *cd, u64 *expires)
 {
 	struct clockdev_timer_base *base = &cd->timers;
 	struct timerqueue_node *next;
@@ -930,7 +978,7 @@ bool clock_device_next_timer(struct clock_device *cd, u64 *expires)
 
 	return armed;
 }
-EXPORT_SYMBOL_GPL(clock_device_next_timer);
+EXPORT_SYMBOL_GPL(clockdev_next_timer);
 
 /*
  * Move relative timers by @step: out of the queue and back in, so that it
@@ -982,6 +1030,30 @@ void clockdev_timers_step_begin(struct clock_device *cd)
 	spin_lock_irqsave(&base->lock, flags);
 	base->stepping++;
 	base->step_seq++;
+	spin_unlock_irqrestore(&base->lock, flags);
+}
+
+/**
+ * clockdev_timers_rate_changed() - a clock's frequency was changed
+ * @cd: The clock.
+ *
+ * For clock_adjtime() through the clock's file.  The rate measured before
+ * may be off by up to twice the clock's frequency range (a PHC's max_adj
+ * reaches 3.2 %), far more than the margin of an anchor on a prediction:
+ * until a rate is measured again from reads after the change, relative
+ * timers wait for a read.
+ *
+ * Context: any but NMI; takes base->lock, a spinlock_t, so on PREEMPT_RT
+ * not hard interrupt context nor under a raw spinlock.
+ */
+void clockdev_timers_rate_changed(struct clock_device *cd)
+{
+	struct clockdev_timer_base *base = &cd->timers;
+	unsigned long flags;
+
+	spin_lock_irqsave(&base->lock, flags);
+	base->rate_stale = true;
+	base->rate_restart = true;
 	spin_unlock_irqrestore(&base->lock, flags);
 }
 
@@ -1044,7 +1116,7 @@ void clockdev_timers_step_end(struct clock_device *cd, bool stepped, bool set,
 		base->step_gen++;
 	}
 	if (!base->shutdown)
-		queue_work(clockdev_wq, &base->work);
+		clockdev_timer_kick(base);
 	spin_unlock_irqrestore(&base->lock, flags);
 	mutex_unlock(&base->step_mutex);
 }
@@ -1068,7 +1140,7 @@ void clockdev_timers_init(struct clock_device *cd)
 }
 
 /*
- * Called by clock_device_unregister() once no operation runs: disarm every
+ * Called by clockdev_unregister() once no operation runs: disarm every
  * timer and tell its owner that the clock is gone.
  */
 void clockdev_timers_shutdown(struct clock_device *cd)
@@ -1121,7 +1193,7 @@ static void clockdev_timers_resumed(struct clock_device *cd)
 	base->resumed = true;
 	if (!base->shutdown && (timerqueue_getnext(&base->queue) ||
 				!list_empty(&base->unanchored)))
-		queue_work(clockdev_wq, &base->work);
+		clockdev_timer_kick(base);
 	spin_unlock_irqrestore(&base->lock, flags);
 }
 
@@ -1149,9 +1221,16 @@ static struct notifier_block clockdev_timers_pm_nb = {
 
 static int __init clockdev_timers_init_wq(void)
 {
-	clockdev_wq = alloc_workqueue("clockdev", WQ_UNBOUND | WQ_HIGHPRI, 0);
+	clockdev_wq = alloc_workqueue("clockdev",
+				      WQ_UNBOUND | WQ_HIGHPRI | WQ_FREEZABLE, 0);
 	if (!clockdev_wq)
 		return -ENOMEM;
+	clockdev_alarm_wq = alloc_workqueue("clockdev_alarm",
+					    WQ_UNBOUND | WQ_HIGHPRI, 0);
+	if (!clockdev_alarm_wq) {
+		destroy_workqueue(clockdev_wq);
+		return -ENOMEM;
+	}
 	register_pm_notifier(&clockdev_timers_pm_nb);
 
 	return 0;

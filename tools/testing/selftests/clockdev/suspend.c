@@ -7,7 +7,7 @@
  * usage: suspend --name LABEL (--clock DEVICE | --boottime-alarm)
  *                --in MS [--state STATE] [--wakealarm RTC:SEC]
  *                [--expect-error ERRNO] [--late-max MS] [--rtc RTC]
- *                [--outcome KEY]
+ *                [--outcome KEY] [--busy MS] [--unchanged PATH]
  *
  * Arms a relative timer of MS on the fd clock of DEVICE (or on
  * CLOCK_BOOTTIME_ALARM), writes STATE (default "mem") to /sys/power/state,
@@ -30,6 +30,13 @@
  *    --late-max MS (default 1500) after it.
  * --wakealarm RTC:SEC also sets /sys/class/rtc/RTC/wakealarm SEC ahead, to
  * wake a system whose timer does not (a PHC's).
+ * --busy MS also arms one-shot timerfds on the clock due every MS until the
+ * timer's expiry (never read: a periodic timer would stop at its first
+ * expiry with user space frozen), so that the core would read the clock
+ * every MS or so throughout the suspend if it did not stop; --unchanged PATH
+ * checks that the number in PATH (a driver's count
+ * of the operations called while its device was suspended, such as
+ * ptp_sim's debugfs suspended_ops) is the same after the write as before.
  *
  * With --state freeze (suspend to idle) what is checked differs, because
  * QEMU raises the RTC's wake event only from S3: a guest in s2idle is not
@@ -58,6 +65,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -114,10 +123,13 @@ int main(int argc, char **argv)
 		{ "late-max", required_argument, NULL, 'l' },
 		{ "rtc", required_argument, NULL, 'r' },
 		{ "outcome", required_argument, NULL, 'o' },
+		{ "busy", required_argument, NULL, 'B' },
+		{ "unchanged", required_argument, NULL, 'u' },
 		{ }
 	};
 	const char *dev = NULL, *state = "mem", *wakealarm = NULL, *rtc = "rtc0";
-	const char *outcome = NULL;
+	const char *outcome = NULL, *unchanged = NULL;
+	long busy_ms = 0, u0 = -1, u1;
 	char since_epoch[96];
 	s64 in_ms = -1, late_max = MS(1500);
 	s64 dev0, expiry, b0, m0, b1, m1, slept, at, late, resumed;
@@ -162,11 +174,18 @@ int main(int argc, char **argv)
 		case 'o':
 			outcome = optarg;
 			break;
+		case 'B':
+			busy_ms = atol(optarg);
+			break;
+		case 'u':
+			unchanged = optarg;
+			break;
 		default:
 			return 2;
 		}
 	}
-	if (in_ms < 0 || (!dev == !alarm_clock)) {
+	if (in_ms < 0 || (!dev == !alarm_clock) || busy_ms < 0 ||
+	    (busy_ms && !dev)) {
 		fprintf(stderr, "usage: see the top of clockdev/suspend.c\n");
 		return 2;
 	}
@@ -206,6 +225,30 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (busy_ms) {
+		struct rlimit rl = { 4096, 4096 };
+		struct itimerspec its = { };
+		s64 at;
+		int tfd;
+
+		setrlimit(RLIMIT_NOFILE, &rl);
+		for (at = busy_ms; at < in_ms; at += busy_ms) {
+			its.it_value = ns_ts(MS(at));
+			tfd = timerfd_create(clk, 0);
+			if (tfd < 0 || timerfd_settime(tfd, 0, &its, NULL)) {
+				report(false, "a timerfd due in %lld ms on the clock (%s)",
+				       at, strerror(errno));
+				return 1;
+			}
+		}
+	}
+	if (unchanged) {
+		u0 = read_count(unchanged);
+		if (u0 < 0) {
+			report(false, "read %s (%s)", unchanged, strerror(errno));
+			return 1;
+		}
+	}
 	ok0 = read_count("/sys/power/suspend_stats/success");
 
 	dev0 = clock_ns(clk);
@@ -226,6 +269,7 @@ int main(int argc, char **argv)
 	b1 = clock_ns(CLOCK_BOOTTIME);
 	m1 = clock_ns(CLOCK_MONOTONIC);
 	r1 = read_count(since_epoch);
+	u1 = unchanged ? read_count(unchanged) : -1;
 	slept = (b1 - b0) - (m1 - m0);
 
 	if (expect) {
@@ -255,6 +299,10 @@ int main(int argc, char **argv)
 		       "it woke when the alarm was due, %lld ms after the write (the RTC advanced %lld s; the watchdog waits 30 s)",
 		       due, r1 - r0);
 	}
+	if (unchanged)
+		report(u1 == u0,
+		       "the clock's driver saw no operation while suspended (%s: %ld before the suspend, %ld after it)",
+		       unchanged, u0, u1);
 	if (outcome)
 		printf("<<<clockdev-outcome %s|%s|the timer %s the system from %s>>>\n",
 		       outcome, label, woke ? "wakes" : "does not wake", state);

@@ -450,13 +450,16 @@ struct named_clock {
 
 /**
  * struct after_cancel - what a timerfd does after ECANCELED
- * @left:  timerfd_gettime()'s remaining time right after
- * @later: what a read gives once its expiry passed: 1 when it still fired,
- *         0 when nothing came, or -errno
+ * @left:     timerfd_gettime()'s remaining time right after
+ * @later:    what a read gives once its expiry passed: 1 when it still
+ *            fired, 0 when nothing came, or -errno
+ * @periodic: the same for a periodic timerfd that expired before the
+ *            step: a count when it goes on expiring
  */
 struct after_cancel {
 	s64 left;
 	long long later;
+	long long periodic;
 };
 
 /*
@@ -483,8 +486,10 @@ static void arm_quiet(struct __test_metadata *_metadata, int fd, const struct na
 }
 
 /*
- * Armed 600 ms ahead, stepped +100 ms, read ECANCELED: is it still armed?
- * Which answer is right is not settled yet; the test shows them.
+ * Armed 600 ms ahead, stepped +100 ms, read ECANCELED: is it still armed,
+ * does it fire at its expiry?  Then a periodic timerfd of 100 ms that
+ * expired once: stepped +10 ms, read ECANCELED, does it go on expiring?
+ * CLOCK_REALTIME's answers are the reference (cancel_test()).
  */
 static void cancel_then_expiry(struct __test_metadata *_metadata, int fd,
 			       const struct named_clock *c, enum step_how how,
@@ -503,6 +508,18 @@ static void cancel_then_expiry(struct __test_metadata *_metadata, int fd,
 	a->later = tfd_wait(fd, SEC(1));
 	EXPECT_EQ(0, tfd_set(fd, 0, 0, 0));
 	err = step_clock(c->clk, how, -MS(100));
+	ASSERT_EQ(0, err) TH_LOG("stepping %s back: %s", c->name, errname(-err));
+
+	err = tfd_set(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET,
+		      clock_ns(c->clk) + MS(100), MS(100));
+	ASSERT_EQ(0, err) TH_LOG("timerfd_settime on %s: %s", c->name, errname(-err));
+	EXPECT_LE(1, tfd_wait(fd, SEC(3))) TH_LOG("%s: no first expiry", c->name);
+	err = step_clock(c->clk, how, MS(10));
+	ASSERT_EQ(0, err) TH_LOG("stepping %s: %s", c->name, errname(-err));
+	EXPECT_EQ(-ECANCELED, tfd_wait(fd, SEC(3)));
+	a->periodic = tfd_wait(fd, SEC(1));
+	EXPECT_EQ(0, tfd_set(fd, 0, 0, 0));
+	err = step_clock(c->clk, how, -MS(10));
 	ASSERT_EQ(0, err) TH_LOG("stepping %s back: %s", c->name, errname(-err));
 }
 
@@ -599,9 +616,10 @@ static const char *later_name(long long later)
 
 /*
  * TFD_TIMER_CANCEL_ON_SET on the clock under test and, beside it, on
- * CLOCK_REALTIME stepped the same way: both give ECANCELED, and neither
- * sees the other's steps.  The static reference variant runs the
- * CLOCK_REALTIME half alone.
+ * CLOCK_REALTIME stepped the same way: both give ECANCELED, neither sees
+ * the other's steps, and after ECANCELED both do the same: still armed or
+ * not, firing at the expiry or not, a periodic timerfd going on or not.
+ * The static reference variant runs the CLOCK_REALTIME half alone.
  */
 static void cancel_test(struct __test_metadata *_metadata, const struct test_clock *c,
 			enum step_how how)
@@ -614,15 +632,27 @@ static void cancel_test(struct __test_metadata *_metadata, const struct test_clo
 	if (!alone)
 		cancel_on_set(_metadata, &dev, &rt, how, &dev_after);
 	cancel_on_set(_metadata, &rt, alone ? NULL : &dev, how, &rt_after);
-	TH_LOG("after ECANCELED, CLOCK_REALTIME: %lld ns left, then %s",
-	       rt_after.left, later_name(rt_after.later));
+	TH_LOG("after ECANCELED, CLOCK_REALTIME: %lld ns left, then %s; periodic: %s",
+	       rt_after.left, later_name(rt_after.later),
+	       later_name(rt_after.periodic > 0 ? 1 : rt_after.periodic));
 	if (alone)
 		return;
-	TH_LOG("after ECANCELED, %s: %lld ns left, then %s",
-	       c->name, dev_after.left, later_name(dev_after.later));
-	/* Where the two differ, say so: not (yet) a failure. */
-	if (dev_after.later != rt_after.later || !dev_after.left != !rt_after.left)
-		TH_LOG("%s and CLOCK_REALTIME differ after ECANCELED", c->name);
+	TH_LOG("after ECANCELED, %s: %lld ns left, then %s; periodic: %s",
+	       c->name, dev_after.left, later_name(dev_after.later),
+	       later_name(dev_after.periodic > 0 ? 1 : dev_after.periodic));
+	EXPECT_EQ(!rt_after.left, !dev_after.left)
+		TH_LOG("after ECANCELED, armed on CLOCK_REALTIME: %s, on %s: %s",
+		       rt_after.left ? "yes" : "no", c->name,
+		       dev_after.left ? "yes" : "no");
+	EXPECT_EQ(rt_after.later, dev_after.later)
+		TH_LOG("after ECANCELED, CLOCK_REALTIME's timerfd %s, %s's %s",
+		       later_name(rt_after.later), c->name,
+		       later_name(dev_after.later));
+	EXPECT_EQ(rt_after.periodic > 0, dev_after.periodic > 0)
+		TH_LOG("after ECANCELED, CLOCK_REALTIME's periodic timerfd %s, %s's %s",
+		       later_name(rt_after.periodic > 0 ? 1 : rt_after.periodic),
+		       c->name,
+		       later_name(dev_after.periodic > 0 ? 1 : dev_after.periodic));
 }
 
 TEST_F(timerfd, cancel_on_set_settime)

@@ -99,6 +99,55 @@ TEST_F(timers, periodic_absolute)
 	periodic(_metadata, self, true);
 }
 
+/*
+ * timer_gettime() and timerfd_gettime() in every state of a timer, with
+ * the same expectations on the static clocks: armed (some of its delay
+ * left, no interval), cancelled (0, 0), periodic and expired then
+ * requeued (at most an interval left, the interval), disarmed by a zero
+ * value (0, 0), and a one-shot timer that expired (0, 0).  Up to a tick
+ * more is left on a clock that reads in whole ticks (late_bound()).
+ */
+TEST_F(timers, gettime_states)
+{
+	const struct test_clock *c = &self->c;
+	s64 d = span(c, MS(500)), p = span(c, MS(100)), v, iv;
+	struct tk_event ev;
+
+	if (skipped(_metadata, self, ANY_CLOCK, TKF_REMAINING | TKF_INTERVAL))
+		return;
+	ASSERT_EQ(0, tk_arm(&self->t, 0, d, 0));
+	ASSERT_EQ(0, tk_remaining(&self->t, &v, &iv));
+	EXPECT_TRUE(v > 0 && v <= d + 2 * tick_lag(c))
+		TH_LOG("armed for %lld ns: %lld ns left", d, v);
+	EXPECT_EQ(0, iv);
+
+	ASSERT_EQ(0, tk_cancel(&self->t));
+	ASSERT_EQ(0, tk_remaining(&self->t, &v, &iv));
+	EXPECT_EQ(0, v) TH_LOG("cancelled: %lld ns left", v);
+	EXPECT_EQ(0, iv);
+
+	ASSERT_EQ(0, tk_arm(&self->t, 0, p, p));
+	ASSERT_EQ(1, tk_wait(&self->t, 1, p + SEC(3), &ev, 1))
+		TH_LOG("no first expiry of the periodic timer");
+	ASSERT_EQ(0, tk_remaining(&self->t, &v, &iv));
+	EXPECT_TRUE(v > 0 && v <= p + 2 * tick_lag(c))
+		TH_LOG("periodic, expired and requeued: %lld ns left of %lld",
+		       v, p);
+	EXPECT_EQ(p, iv);
+
+	ASSERT_EQ(0, tk_arm(&self->t, 0, 0, 0));
+	ASSERT_EQ(0, tk_remaining(&self->t, &v, &iv));
+	EXPECT_EQ(0, v) TH_LOG("disarmed with a zero value: %lld ns left", v);
+	EXPECT_EQ(0, iv);
+
+	ASSERT_EQ(0, tk_arm(&self->t, 0, p, 0));
+	ASSERT_EQ(1, tk_wait(&self->t, 1, p + SEC(3), &ev, 1))
+		TH_LOG("no expiry of the one-shot timer");
+	ASSERT_EQ(0, tk_remaining(&self->t, &v, &iv));
+	EXPECT_EQ(0, v) TH_LOG("one-shot, expired: %lld ns left", v);
+	EXPECT_EQ(0, iv);
+}
+
 /* ---- the timer holds the clock, not the fd ---- */
 
 /*

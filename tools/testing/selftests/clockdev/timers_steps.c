@@ -6,6 +6,9 @@
  * clock gives.
  */
 #define _GNU_SOURCE
+#include <linux/ptp_clock.h>
+#include <sys/ioctl.h>
+
 #include "timers.h"
 
 /* ---- steps ---- */
@@ -300,6 +303,67 @@ TEST_F_TIMEOUT(timers, freq_plus_500ppm, 60)
 TEST_F_TIMEOUT(timers, freq_minus_500ppm, 60)
 {
 	freq(_metadata, self, -FREQ_PPM);
+}
+
+/* The clock's frequency range in ppb: a PHC's max_adj, or CLOCK_REALTIME's. */
+static long max_adj_ppb(const struct test_clock *c)
+{
+	struct ptp_clock_caps caps = { };
+
+	if (test_clock_static(c))
+		return 500000;	/* MAXFREQ: adjtimex() takes 500 ppm at most */
+	if (ioctl(c->fd, PTP_CLOCK_GETCAPS, &caps))
+		return -errno;
+	return caps.max_adj;
+}
+
+/*
+ * A frequency change makes the rate the core measured stale.  With the
+ * clock at the bottom of its range long enough for the core to measure
+ * it, then at the top: a relative timer armed some time after the core's
+ * last read (the age decides whether it is anchored on a prediction from
+ * that read) never comes early.  The wait before arming is the age under
+ * test, not a synchronisation.
+ */
+TEST_F_TIMEOUT(timers, freq_max_adj, 60)
+{
+	static const int age_ms[] = { 10, 30, 50, 70, 85 };
+	const struct test_clock *c = &self->c;
+	s64 t0, d = MS(20), late, earliest = 0;
+	struct tk_event ev;
+	long max;
+	int err, i;
+
+	if (skipped(_metadata, self, TUNABLE, 0))
+		return;
+	err = freq_get(c->clk, &self->freq);
+	if (!err)
+		err = freq_set(c->clk, self->freq);
+	if (err)
+		SKIP(return, "%s takes no ADJ_FREQUENCY: %s", c->name,
+		     errname(-err));
+	self->tuned = true;
+	max = max_adj_ppb(c);
+	ASSERT_LT(0, max) TH_LOG("PTP_CLOCK_GETCAPS: %s", errname(-max));
+	for (i = 0; i < (int)ARRAY_SIZE(age_ms); i++) {
+		ASSERT_EQ(0, sys_clock_freq(c->clk, -max));
+		ASSERT_EQ(0, tk_arm(&self->t, 0, MS(300), 0));
+		ASSERT_EQ(1, tk_wait(&self->t, 1, SEC(3), &ev, 1));
+		ASSERT_EQ(0, sys_clock_freq(c->clk, max));
+		pass_time(MS(age_ms[i]));
+		t0 = clock_ns(c->clk);
+		ASSERT_EQ(0, tk_arm(&self->t, 0, d, 0));
+		ASSERT_EQ(1, tk_wait(&self->t, 1, SEC(3), &ev, 1))
+			TH_LOG("no expiry of a 20 ms timer");
+		late = expect_on_time(_metadata, c, &ev, t0 + d, true);
+		if (late < 0)
+			TH_LOG("armed %d ms after the core's last read, at %+ld ppb from %+ld ppb",
+			       age_ms[i], max, -max);
+		if (!i || late < earliest)
+			earliest = late;
+	}
+	TH_LOG("from %+ld to %+ld ppb: the earliest expiry %.1f us after its time",
+	       -max, max, earliest / 1e3);
 }
 
 TEST_HARNESS_MAIN
