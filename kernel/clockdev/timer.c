@@ -37,7 +37,9 @@
  * alarm) gives no rate either, and reading it again within a tick shows no
  * progress: its rate is taken as one, and the worker waits until the
  * expiry may have come (the clock is up to a tick ahead of its last read),
- * then reads it every eighth of a tick until it shows the expiry.
+ * then reads it every eighth of a tick until it shows the expiry.  A read
+ * may lag such a clock by up to a tick, which a prediction cannot tell: a
+ * relative timer always waits for the next read, and takes a tick more.
  *
  * A clock with an alarm of its own (ops->timer_alarm, an RTC) is looked at
  * when that alarm fires instead: the worker programs the alarm for the
@@ -625,7 +627,7 @@ int clockdev_timer_start(struct clockdev_timer *t, u64 expires, bool absolute)
 	if (absolute) {
 		t->node.expires = expires;
 		clockdev_timer_enqueue(base, t);
-	} else if (!clockdev_has_alarm(base) &&
+	} else if (!clockdev_ticked(base) &&
 		   base->ref_valid && !base->stalled && !base->stepped &&
 		   !base->stepping && !base->rate_stale &&
 		   ktime_sub(now, base->ref_boot) < CLOCKDEV_ANCHOR_MAX_AGE) {
