@@ -73,16 +73,27 @@ watch_console() {
 # CPUs are: QMP query-status and, three times a second apart, each vCPU's
 # instruction pointer (HMP "info registers"), with the kernel symbol it is
 # in.  A guest that hangs silently (seen on the debug kernel beside seven
-# other guests, after a hot-unplug) then leaves a trace in its TAP.
+# other guests, after a hot-unplug) then leaves a trace in its TAP.  After
+# the third such report in a row and LIMIT s more of silence it is hung: the
+# watchdog says so, leaves the file hung beside OUT and quits QEMU, and the
+# script ends as on a timeout (status 124) rather than waiting for it.
 stall_watchdog() {
 	local con=$1 out=$2 limit=$3 last= now map=$BUILD/$kind/System.map i
+	local reports=0
 	while sleep 10; do
 		now=$(stat -c %s "$con" "$out" 2>/dev/null | tr '\n' ' ')
 		if [ "$now" != "$last" ]; then
-			last=$now since=$SECONDS
+			last=$now since=$SECONDS reports=0
 			continue
 		fi
 		[ $((SECONDS - since)) -ge "$limit" ] || continue
+		if [ $reports -ge 3 ]; then
+			echo "# stall: no output for $((4 * limit)) s: hung, quitting QEMU"
+			: > "${out%/*}/hung"
+			qmp quit > /dev/null
+			return
+		fi
+		reports=$((reports + 1))
 		echo "# stall: no output for $limit s; $(qmp query-status | tail -n 1)"
 		for i in 1 2 3; do
 			qmp human-monitor-command '{"command-line":"info registers -a"}' |
@@ -130,6 +141,7 @@ status=0
 "$top/qemu/run" --kernel "$kind" --qmp "$sock" "$@" "${extra[@]}" --payload "$top/tests/ptp" \
 	-- env SUSPEND_CASE="$case" sh /payload/run.sh $tests |
 	unplug_when_ready | tee -a "$qmp/out" || status=$?
-kill $sw 2>/dev/null
+kill $sw 2>/dev/null || true
+[ ! -e "$qmp/hung" ] || status=124
 [ ${#extra[@]} = 0 ] || cat "$conlog" >&2
 exit $status
