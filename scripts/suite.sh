@@ -58,6 +58,10 @@ rt)
 *) die "unknown suite '$suite' (check, debug, soak, rt)" ;;
 esac
 [ -z "${KERNELS:-}" ] || read -ra under <<< "$KERNELS"
+for k in "${under[@]}"; do
+	[ "$k" != mainline ] ||
+		die "KERNELS lists the kernels under test; mainline is the reference, run unless NO_MAINLINE=1"
+done
 kernels=("${under[@]}")
 [ -n "${NO_MAINLINE:-}" ] || kernels+=(mainline)
 
