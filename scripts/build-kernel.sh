@@ -30,7 +30,13 @@ obj=$(build_dir "$src" "$kind")
 # One build per directory at a time: two makes in one O= corrupt it.
 exec 9>"$obj/.lock"
 flock 9
-kmake() { make -s -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"; }
+# The compiler wrapper lives at a fixed path outside the checkout: kbuild
+# rebuilds everything when the compiler's command changes, and every clone
+# of the repository would otherwise name another one.
+kcc=$CACHE/bin/kcc
+mkdir -p "$CACHE/bin"
+cmp -s "$top/scripts/kcc" "$kcc" 2>/dev/null || install -m 755 "$top/scripts/kcc" "$kcc"
+kmake() { make -s -C "$src" O="$obj" CC="$kcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"; }
 
 # Regenerate .config only when a fragment changed, so that an unchanged
 # configuration keeps its timestamp and the build stays incremental.
