@@ -21,7 +21,8 @@
 # Prints every check under its kernel, mainline's counts apart (the
 # reference), the checks the series fixes, the known failures and the
 # flaky checks by name, and last "N passed, N failed, N skipped" counting
-# the kernels under test only.  Exit status 1 when a check failed.
+# the kernels under test only, the failures named just above it.  Exit
+# status 1 when a check failed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -32,7 +33,7 @@ under=("$@")
 series_features=(fd-timers fd-nanosleep fd-timerfd ptp-sim rtc-clock trace-expire kunit)
 
 pass=0 fail=0 skip=0
-known=() flaky=() fixed=()
+known=() flaky=() fixed=() failed=()
 declare -A ref_fail=() ref_pass=()
 
 # key NAME: a check's name without a last parenthesised detail, which may
@@ -136,6 +137,7 @@ judge_line() {
 			echo "$k: known - $name # also failing on mainline"
 		else
 			fail=$((fail + 1)); echo "$k: not ok - $name${why:+ # $why}"
+			failed+=("$name ($k)${why:+: $why}")
 		fi ;;
 	esac
 }
@@ -212,5 +214,10 @@ echo "# ${#known[@]} known failures, also failing on mainline or expected (XFAIL
 [ ${#known[@]} = 0 ] || printf '#   %s\n' "${known[@]}"
 echo "# ${#flaky[@]} flaky: passed only on retry${flaky[0]+:}"
 [ ${#flaky[@]} = 0 ] || printf '#   %s\n' "${flaky[@]}"
+# The failures last, by name: a log cut to its tail still names them.
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "# ${#failed[@]} FAILED:"
+	printf '#   %s\n' "${failed[@]}"
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
