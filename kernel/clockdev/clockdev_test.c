@@ -467,8 +467,11 @@ static void clockdev_test_alarm_reach(struct kunit *test)
  * @num:    The clock runs @num / @den times as fast as boot time ...
  * @den:    ... from @b0 on.
  * @b0:     Boot time of the last change of rate.
+ * @read_ms: A read sleeps this long, then samples the clock (a PHC
+ *          behind a slow bus, a busy machine).
  * @reads:  Calls of clock_gettime.
  * @fired:  Expiries of the test's timers.
+ * @stepped: Steps reported to the test's timers.
  * @wq:     Woken on every expiry.
  *
  * The core is not told when the test changes @off: the clock jumps as a
@@ -481,8 +484,10 @@ struct rate_clock {
 	u64 num;
 	u64 den;
 	ktime_t b0;
+	unsigned int read_ms;
 	atomic_t reads;
 	atomic_t fired;
+	atomic_t stepped;
 	wait_queue_head_t wq;
 };
 
@@ -502,7 +507,11 @@ static int rate_clock_gettime(struct clock_device *cd, struct timespec64 *ts)
 {
 	struct rate_clock *rc = to_rate_clock(cd);
 
+	unsigned int ms = READ_ONCE(rc->read_ms);
+
 	atomic_inc(&rc->reads);
+	if (ms)
+		msleep(ms);
 	spin_lock_irq(&rc->lock);
 	*ts = ns_to_timespec64(rate_clock_now(rc));
 	spin_unlock_irq(&rc->lock);
@@ -558,6 +567,8 @@ static void rate_timer_fn(struct clockdev_timer *t, u64 now,
 
 	if (ev == CLOCKDEV_TIMER_EXPIRED)
 		atomic_inc(&rc->fired);
+	else if (ev == CLOCKDEV_TIMER_STEPPED)
+		atomic_inc(&rc->stepped);
 	wake_up(&rc->wq);
 }
 
@@ -622,6 +633,35 @@ static void clockdev_test_backward_read(struct kunit *test)
 }
 
 /*
+ * A read that takes far longer than the one before it, and samples the
+ * clock at its end: the clock ran on while the read slept, which is no
+ * jump.  A timer that asked to hear of steps hears nothing, and stays armed.
+ */
+static void clockdev_test_slow_read(struct kunit *test)
+{
+	const u64 t0 = 1000 * NSEC_PER_SEC;
+	struct clockdev_timer watch;
+	struct rate_clock *rc;
+
+	rc = rate_clock_create(test, t0, 1, 1);
+	clockdev_timer_init(&watch, &rc->cd, rate_timer_fn);
+	watch.cancel_on_step = true;
+	KUNIT_ASSERT_EQ(test, clockdev_timer_start(&watch,
+						   t0 + 3600 * NSEC_PER_SEC,
+						   true), 0);
+	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 300), 0);
+	/* Reads took microseconds; the next one takes 400 ms. */
+	WRITE_ONCE(rc->read_ms, 400);
+	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 1), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rc->stepped), 0);
+	KUNIT_EXPECT_EQ(test, watch.state, (u8)CLOCKDEV_TIMER_QUEUED);
+
+	WRITE_ONCE(rc->read_ms, 0);
+	clockdev_timer_cancel(&watch);
+	clockdev_unregister(&rc->cd);
+}
+
+/*
  * The longest relative timer on a clock at half the speed of boot time:
  * its expiry in boot time is beyond what ktime_t holds, and the core must
  * neither wrap it (and look at the clock again at once, for ever) nor
@@ -664,6 +704,7 @@ static struct kunit_case clockdev_test_cases[] = {
 	KUNIT_CASE(clockdev_test_alarm_reach),
 	KUNIT_CASE_SLOW(clockdev_test_backward_read),
 	KUNIT_CASE_SLOW(clockdev_test_huge_relative),
+	KUNIT_CASE_SLOW(clockdev_test_slow_read),
 	{}
 };
 

@@ -303,23 +303,26 @@ static void clockdev_timers_shift_relative(struct clockdev_timer_base *base,
 					   s64 step);
 
 /*
- * Whether a read of @dev_now at boot time @boot cannot follow from the last
- * read: it is below it, or further ahead than twice the fastest rate the
- * core follows (so four times boot time), a tick of the clock, the time
- * the last read took and some slack allow.  Holds base->lock.
+ * Whether a read of @dev_now, begun at boot time @boot and lasting @lead
+ * ns, cannot follow from the last read: it is below it, or further ahead
+ * than twice the fastest rate the core follows (so four times boot time)
+ * allows over the time from the last read to the end of this one, plus a
+ * tick of the clock, the time the last read took and some slack.  A read
+ * that sleeps may sample the clock at its end.  Holds base->lock.
  */
 static bool clockdev_read_jumped(struct clockdev_timer_base *base,
-				 u64 dev_now, ktime_t boot)
+				 u64 dev_now, ktime_t boot, u64 lead)
 {
 	s64 span = ktime_to_ns(ktime_sub(boot, base->ref_boot));
 	u64 reach = base->ref_lead + base_to_cd(base)->ops->timer_tick +
 		    CLOCKDEV_TIMER_SLACK_NS;
+	u64 ran = lead;
 
 	if (dev_now < base->ref_dev)
 		return true;
 	if (span > 0)
-		reach = clockdev_add_sat(reach, span >= KTIME_MAX / 4 ?
-					 U64_MAX : 4 * (u64)span);
+		ran = clockdev_add_sat(ran, span);
+	reach = clockdev_add_sat(reach, ran >= U64_MAX / 4 ? U64_MAX : 4 * ran);
 	return dev_now - base->ref_dev > reach;
 }
 
@@ -347,7 +350,7 @@ static bool clockdev_timer_update_ref(struct clockdev_timer_base *base,
 	s64 span = ktime_to_ns(ktime_sub(boot, base->rate_boot));
 
 	if (base->ref_valid && !stepped &&
-	    clockdev_read_jumped(base, dev_now, boot)) {
+	    clockdev_read_jumped(base, dev_now, boot, lead)) {
 		stepped = true;
 		base->step_gen++;
 	}
