@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(linux-source-6.12 qemu-system-x86 linuxptp ethtool iproute2 busybox-static
 	ccache build-essential bc flex bison libelf-dev libssl-dev cpio kmod
-	xz-utils rsync socat python3 python3-ply python3-git git perl gzip procps)
+	xz-utils rsync socat python3 python3-ply python3-git git perl gzip procps jq)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -15,6 +15,7 @@ need_cmd cpio cpio
 [ -x /bin/busybox ] || die "busybox missing: run 'make deps' (busybox-static)"
 for c in ptp4l phc2sys phc_ctl pmc ts2phc; do need_cmd "$c" linuxptp; done
 need_cmd ethtool ethtool
+need_cmd jq jq
 
 # Selftests, built out of tree from the same source.
 st=$obj/selftests
@@ -75,6 +76,8 @@ copy_prog /bin/bash
 # GNU timeout: kselftest's runner enforces a directory's settings timeout
 # with /usr/bin/timeout --foreground, which busybox's lacks.
 copy_prog /usr/bin/timeout
+# jq: the guest checks the tool's --json output with it.
+copy_prog /usr/bin/jq
 # glibc loads libgcc_s at run time for pthread_cancel (posix_timers uses it).
 for lib in /lib/x86_64-linux-gnu/libgcc_s.so.1; do
 	mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"
