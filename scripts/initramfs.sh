@@ -52,7 +52,27 @@ build_selftests() {
 	fi
 	[ -z "$msg" ] || printf '%s\n' "$msg" | sed 's/^/# /'
 }
-{ echo "TAP version 13"; echo "1..1"; build_selftests; } > "$obj/test-programs.tap"
+# The clockdev tool (tools/clockdev, a patch of the series), static, for
+# every kernel: mainline's guest runs it from the patched tree too, and it
+# says what mainline lacks.
+case $kind in dev*) tsrc=$DEV/tools/clockdev ;; *) tsrc=$CACHE/patched/tools/clockdev ;; esac
+tool=$obj/clockdev-tool
+build_tool() {
+	if [ ! -d "$tsrc" ]; then
+		echo "not ok 2 - build the clockdev tool # no $tsrc: run 'make series'"
+		return
+	fi
+	rm -rf "$tool/root"
+	if msg=$(make -s -C "$tsrc" O="$tool/build" KHDR_INCLUDES="-isystem $obj/usr/include" \
+			LDFLAGS=-static DESTDIR="$tool/root" PREFIX=/usr/local install 2>&1); then
+		echo "ok 2 - build the clockdev tool (make -C tools/clockdev install)"
+	else
+		echo "not ok 2 - build the clockdev tool (make -C tools/clockdev install)"
+		log "cannot build the clockdev tool for $kind"
+	fi
+	[ -z "$msg" ] || printf '%s\n' "$msg" | sed 's/^/# /'
+}
+{ echo "TAP version 13"; echo "1..2"; build_selftests; build_tool; } > "$obj/test-programs.tap"
 
 root=$obj/initramfs
 rm -rf "$root"
@@ -88,6 +108,7 @@ mkdir -p "$root/usr/local/bin/selftests"
 cp -r "$st/ptp" "$st/timers" "$st/rtc" "$root/usr/local/bin/selftests/"
 cp "$src/tools/testing/selftests/ptp/phc.sh" "$root/usr/local/bin/selftests/ptp/"
 [ ! -d "$ksft" ] || cp -r "$ksft" "$root/usr/local/kselftest"
+[ ! -x "$tool/root/usr/local/bin/clockdev" ] || cp "$tool/root/usr/local/bin/clockdev" "$root/usr/local/bin/"
 cp "$top/qemu/guest/init" "$root/init"
 chmod +x "$root/init"
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"

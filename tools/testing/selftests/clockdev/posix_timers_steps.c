@@ -141,8 +141,8 @@ FIXTURE_TEARDOWN(steps)
 
 /*
  * How far timer_gettime()'s prediction of the device time may be off:
- * it maps from a read that may have taken as long as ours, or been
- * delayed by a stall of the machine.
+ * it maps from a read (or a set) that may have taken as long as the
+ * longest of ours, or been delayed by a stall of the machine.
  */
 static s64 pred_tol(const struct _test_data_steps *self)
 {
@@ -168,6 +168,31 @@ static void judge_remaining(struct __test_metadata *_metadata, int round,
 }
 
 /*
+ * A read of @clk, its duration taken into read_max: on a loaded machine a
+ * read that sleeps takes longer than the ones the fixture timed.
+ */
+static s64 timed_read(struct _test_data_steps *self, clockid_t clk)
+{
+	s64 m0 = mono_ns(), t = clock_ns(clk), m1 = mono_ns();
+
+	if (m1 - m0 > self->read_max)
+		self->read_max = m1 - m0;
+	return t;
+}
+
+/* clock_settime(), its duration taken into read_max. */
+static int timed_settime(struct _test_data_steps *self, clockid_t clk, s64 t)
+{
+	s64 m0 = mono_ns(), m1;
+	int err = sys_clock_settime(clk, t);
+
+	m1 = mono_ns();
+	if (m1 - m0 > self->read_max)
+		self->read_max = m1 - m0;
+	return err;
+}
+
+/*
  * timer_gettime() right after clock_settime() +1000 s counts from the new
  * time: armed 500 ms ahead of it, STEP_ROUNDS times.
  */
@@ -181,17 +206,18 @@ static void gettime_after_step(struct __test_metadata *_metadata,
 	err = tmr_create(clk, notify, 0, &id);
 	ASSERT_EQ(0, err) TH_LOG("timer_create: %s", errname(-err));
 	for (i = 0; i < STEP_ROUNDS; i++) {
-		err = sys_clock_settime(clk, clock_ns(clk) + SEC(1000));
+		err = timed_settime(self, clk, timed_read(self, clk) + SEC(1000));
 		ASSERT_EQ(0, err) TH_LOG("clock_settime: %s", errname(-err));
-		t0 = clock_ns(clk);
+		t0 = timed_read(self, clk);
 		expiry = t0 + MS(500);
 		ASSERT_EQ(0, sys_timer_settime(id, TIMER_ABSTIME, expiry, 0));
 		ASSERT_EQ(0, sys_timer_gettime(id, &value, &iv));
-		t1 = clock_ns(clk);
+		t1 = timed_read(self, clk);
 		judge_remaining(_metadata, i, value, MS(500), expiry, t0, t1,
 				pred_tol(self));
 		/* And back: the next round steps from there. */
-		ASSERT_EQ(0, sys_clock_settime(clk, clock_ns(clk) - SEC(1000)));
+		ASSERT_EQ(0, timed_settime(self, clk,
+					   timed_read(self, clk) - SEC(1000)));
 	}
 	EXPECT_EQ(0, sys_timer_delete(id));
 }
