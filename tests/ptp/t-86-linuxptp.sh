@@ -6,7 +6,10 @@
 #   the slave's frequency ends near the master's (+20 ppm);
 # - ptp4l between two network namespaces joined by a veth pair, software
 #   timestamping (QEMU's e1000e PHC does not tick under TCG): the slave
-#   reaches SLAVE and pmc answers TIME_STATUS_NP and PORT_DATA_SET.
+#   reaches SLAVE and pmc answers TIME_STATUS_NP and PORT_DATA_SET;
+# - a daemon's loop: while phc2sys steers the slave PHC, the clockdev tool
+#   waits on a periodic timerfd of that PHC (poll) and reads the PHC at
+#   each expiry: no expiry is early in PHC time.
 # Bounds measured on a quiet host (TCG, 2 cores): phc2sys holds +-150 ns
 # after its first second in s2; BOUND allows for a host busy with other
 # guests.
@@ -60,7 +63,27 @@ phc2sys_phc() {
 		return
 	}
 	# A fixed window of the daemon's life, judged from its log.
-	timeout 15 phc2sys -s "$pa" -c "$pb" -O 0 -m -q -R 4 > "$tmp/p2s" 2>&1
+	timeout 20 phc2sys -s "$pa" -c "$pb" -O 0 -m -q -R 4 > "$tmp/p2s" 2>&1 &
+	p2s=$!
+	# Once phc2sys has stepped the PHC (s1) and steers it (s2), a
+	# daemon's loop on it: 40 expiries of 250 ms.
+	n=0
+	until grep -q " s2 " "$tmp/p2s" || [ $n -ge 40 ]; do
+		busybox usleep 250000
+		n=$((n + 1))
+	done
+	clockdev --json "$pb" timer 0.25 0.25 40 > "$tmp/loop" 2>&1
+	loop_rc=$?
+	wait $p2s
+	if [ $loop_rc = 0 ] && jq -se '(map(select(.summary | not)) | length == 40 and
+			all(.late_ns >= 0)) and (.[-1].summary and .[-1].early == 0)' \
+			"$tmp/loop" > /dev/null; then
+		echo "ok - linuxptp: a timerfd loop on the PHC phc2sys steers: 40 expiries, none early ($(jq -r 'select(.summary) | "late p50 \(.late_p50_ns) ns, max \(.late_max_ns) ns"' "$tmp/loop"))"
+	else
+		echo "not ok - linuxptp: a timerfd loop on the PHC phc2sys steers: 40 expiries, none early"
+		echo "  clockdev exit status $loop_rc"
+		sed 's/^/  /' "$tmp/loop" | tail -n 12
+	fi
 	fa=$(phc_freq "$pa") fb=$(phc_freq "$pb")
 	# s0, then s1, then s2; then RUN consecutive s2 within BOUND.
 	verdict=$(awk -v bound=$BOUND -v run=$RUN '
