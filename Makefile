@@ -8,7 +8,7 @@
 S := scripts
 export CACHE OUT TESTS KERNELS NO_MAINLINE
 
-.PHONY: help deps tree series series-fold series-export check-each check-rt check-debug kernels kernel-% initramfs-% check demo bench-read bench-timers soak clean
+.PHONY: help deps tree series series-fold series-export check-each check-rt check-debug check-link kernels kernel-% initramfs-% check demo bench-read bench-timers soak clean
 
 help:
 	@echo "clockdev targets:"
@@ -25,6 +25,7 @@ help:
 	@echo "  make check-each      build every patch of the series in turn (slow: a full build first)"
 	@echo "  make check-debug     every test of check on the debug kernel (check runs part of them there)"
 	@echo "  make check-rt        the timer, RTC, hot-unplug and suspend tests on a PREEMPT_RT build"
+	@echo "  make check-link      two patched guests on a virtual link: ptp4l, phc2sys, timers at one PHC time"
 	@echo "  make soak            the long tests (tests/ptp/soak: phc.sh, rtctest, suspend, ...)"
 	@echo "    (TESTS=\"word ...\" runs the guest tests whose name holds a word, KERNELS=\"...\" picks"
 	@echo "     the kernels under test; results stay in out/runs/, out/SUITE is the latest)"
@@ -79,6 +80,9 @@ check-debug: tree
 
 check-rt: tree
 	@$(S)/suite.sh rt
+
+check-link: kernel-patched
+	@$(S)/link.sh patched
 
 soak: tree
 	@$(S)/suite.sh soak
