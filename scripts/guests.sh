@@ -10,6 +10,27 @@
 
 : "${res:?guests.sh: set res to the results directory first}"
 
+# At most GUEST_SLOTS guests run at once (default three per core).  Eleven
+# side by side on two cores starved the debug guests: their boot took
+# 300 s, and an RCU stall (the grace-period kthread unscheduled for 63 s)
+# during one boot failed its guest, a lateness bound another.  A guest
+# waits for a slot before QEMU starts, so its timeout is not eaten.
+GUEST_SLOTS=${GUEST_SLOTS:-$((3 * JOBS))}
+
+# slot_run CMD...: run CMD while holding one of the GUEST_SLOTS slots
+# (a lock file each); poll for a free one every second.
+slot_run() {
+	local i rc
+	while :; do
+		for ((i = 0; i < GUEST_SLOTS; i++)); do
+			rc=0
+			flock -n -E 253 "$res/.slot$i" "$@" || rc=$?
+			[ $rc = 253 ] || return $rc
+		done
+		sleep 1
+	done
+}
+
 # start_guest GUEST KIND CMD...: run CMD in the background as guest GUEST of
 # kernel KIND, its stdout in $res/GUEST.tap.
 start_guest() {
@@ -17,7 +38,7 @@ start_guest() {
 	shift 2
 	echo "$guest $kind" >> "$res/guests"
 	( set +e
-	  "$@" > "$res/$guest.tap" 2> "$res/$guest.err"
+	  slot_run "$@" > "$res/$guest.tap" 2> "$res/$guest.err"
 	  echo $? > "$res/$guest.rc" ) &
 }
 
@@ -26,7 +47,7 @@ run_guest() {
 	local guest=$1 kind=$2
 	shift 2
 	echo "$guest $kind" >> "$res/guests"
-	"$@" > "$res/$guest.tap" 2> "$res/$guest.err"
+	slot_run "$@" > "$res/$guest.tap" 2> "$res/$guest.err"
 	echo $? > "$res/$guest.rc"
 }
 
@@ -45,7 +66,7 @@ run_guest_hang_retry() {
 		[ ! -f "$res/$guest.$f" ] || mv "$res/$guest.$f" "$res/$guest.1.$f"
 	done
 	shift 2
-	"$@" > "$res/$guest.tap" 2> "$res/$guest.err"
+	slot_run "$@" > "$res/$guest.tap" 2> "$res/$guest.err"
 	echo $? > "$res/$guest.rc"
 	[ "$(cat "$res/$guest.rc")" = 0 ] || return 0
 	echo "its first boot hung (timeout; see $guest.1.tap and $guest.1.console), the second passed" \

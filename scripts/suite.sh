@@ -158,7 +158,12 @@ named() {
 }
 
 t0=$SECONDS
-for k in "${kernels[@]}"; do
+# The debug guests first: the slowest, they should not be the last to get
+# a slot (guests.sh, GUEST_SLOTS).
+order=()
+for k in "${kernels[@]}"; do case $k in debug*) order+=("$k") ;; esac; done
+for k in "${kernels[@]}"; do case $k in debug*) ;; *) order+=("$k") ;; esac; done
+for k in "${order[@]}"; do
 	grep -qx "$k" "$res/unbuilt" 2>/dev/null && continue
 	mine=("${tests[@]}")
 	case $k in
