@@ -85,8 +85,11 @@ run_case() {
 			# Timerfds due every 5 ms keep the core reading the
 			# clock: none of it may reach the driver while its
 			# device is suspended (a NIC's PHC then reads all ones).
-			clockdev_suspend --name "ptp_sim timer 6 s, the RTC's wakealarm 3 s" \
-				--clock "$dev" --in 6000 --wakealarm rtc0:3 --late-max 300 \
+			# The wakealarm 5 s ahead: the debug kernel takes more
+			# than a second to suspend, and the RTC that tells the
+			# suspension from the freezing counts whole seconds.
+			clockdev_suspend --name "ptp_sim timer 8 s, the RTC's wakealarm 5 s" \
+				--clock "$dev" --in 8000 --wakealarm rtc0:5 --late-max 300 \
 				--busy 5 --unchanged /sys/kernel/debug/ptp_sim/suspended_ops
 			echo $sim > /sys/bus/ptp_sim/del_device
 		else
