@@ -41,5 +41,6 @@ else
 	echo "not ok - link: slave: $COUNT timers on the PHC at multiples of $PERIOD s"
 fi
 echo "# ptp4l: $(grep " rms " "$tmp/ptp4l" | tail -n 1)"
+grep -E "selected|failed|jump|clock" "$tmp/ptp4l" | grep -v " rms " | head -n 20 | sed 's/^/# ptp4l: /'
 echo "# phc2sys: $(tail -n 1 "$tmp/p2s")"
 echo done | busybox nc 10.87.0.1 5000
