@@ -98,14 +98,52 @@ rtc_of() {
 # lays them out (scripts/initramfs.sh), with run_kselftest.sh.
 KSFT=${KSFT:-/usr/local/kselftest}
 
-# ksft_run COLLECTION:TEST [ARG...]: run one installed kselftest through
+# ksft_run COLLECTION:TEST [ARG...]: ksft_run_once; then, for the clockdev
+# selftests, each test that failed runs once more alone (harness option
+# -r FIXTURE.VARIANT.TEST).  One that passes then is reported "# FLAKY"
+# (scripts/judge.sh lists it as flaky, by name, not as passed); one that
+# fails again fails.  Their fixed latency bounds are missed now and then
+# by a loaded TCG host; a defect that shows only sometimes still shows, in
+# the flaky list of every run it hits.
+ksft_run() {
+	kq_out=$(mktemp)
+	ksft_run_once "$@" > "$kq_out"
+	case $1 in
+	clockdev:*) ;;
+	*) cat "$kq_out"; rm -f "$kq_out"; return ;;
+	esac
+	while IFS= read -r kq_l; do
+		case $kq_l in
+		"not ok - $1: "*|"not ok - clockdev: ${1#clockdev:}: "*)
+			kq_name=${kq_l#not ok - }
+			kq_res=${kq_name#clockdev: *: }
+			kq_res=${kq_res%% *}
+			case $kq_res in
+			*.*)
+				if ksft_run_once "$1" -r "$kq_res" > "$kq_out.2" < /dev/null &&
+				   grep -qxF "ok - $kq_name" "$kq_out.2"; then
+					echo "ok - $kq_name # FLAKY failed in run 1 of 2, passed in another"
+				else
+					echo "$kq_l"
+					sed -n 's/^  /  retry: /p' "$kq_out.2"
+				fi
+				rm -f "$kq_out.2" ;;
+			*) echo "$kq_l" ;;
+			esac ;;
+		*) echo "$kq_l" ;;
+		esac
+	done < "$kq_out"
+	rm -f "$kq_out"
+}
+
+# ksft_run_once COLLECTION:TEST [ARG...]: run one installed kselftest through
 # run_kselftest.sh, under its directory's settings timeout, with ARGs
 # (harness options such as -v VARIANT) passed the runner's way
 # (KSELFTEST_<TEST>_ARGS).  Each result of the program becomes
 # "ok - COLLECTION: TEST: RESULT" with its directive (SKIP, XFAIL; XPASS,
 # a stale XFAIL, fails); a program that ends badly (exit status, timeout)
 # with no failing result says so itself.
-ksft_run() {
+ksft_run_once() {
 	kr_t=$1
 	shift
 	kr_out=$(mktemp)
