@@ -69,26 +69,20 @@ jq_true() {
 	cat $tmp/jq.out
 	return 1
 }
-# ok_json FILTER ARGS...: "clockdev --json ARGS" succeeds and FILTER is true
-ok_json() {
-	oj_f=$1
-	shift
+# json_rc STATUS FILTER ARGS...: "clockdev --json ARGS" exits with STATUS
+# and FILTER is true of its output
+json_rc() {
+	jr_st=$1 jr_f=$2
+	shift 2
 	cd_run --json "$@"
-	[ $rc = 0 ] && jq_true "$oj_f" < $tmp/out && return 0
+	[ $rc = "$jr_st" ] && jq_true "$jr_f" < $tmp/out && return 0
 	echo "clockdev --json $*"
 	show
 	return 1
 }
-# fail_json FILTER ARGS...: "clockdev --json ARGS" exits 1 and FILTER is true
-fail_json() {
-	fj_f=$1
-	shift
-	cd_run --json "$@"
-	[ $rc = 1 ] && jq_true "$fj_f" < $tmp/out && return 0
-	echo "clockdev --json $*"
-	show
-	return 1
-}
+# ok_json FILTER ARGS...: it succeeds; fail_json: it exits 1
+ok_json() { json_rc 0 "$@"; }
+fail_json() { json_rc 1 "$@"; }
 # jcheck NAME FILTER ARGS...: tcheck of ok_json; skipped without jq
 jcheck() {
 	jc_name=$1
