@@ -13,6 +13,17 @@ PTP4L_OPTS="-S -2 -m -q --logSyncInterval -2 --logAnnounceInterval -2
 # link_if: the NIC wired to the other guest, the last one (qemu/run --link)
 link_if() { ls /sys/class/net | grep '^eth' | sort | tail -n 1; }
 
+# link_start ROLE ADDR: a scratch directory $tmp and the processes in $pids
+# (and any clockdev) cleaned up at exit; the link NIC $l up as ADDR/24
+link_start() {
+	tmp=$(mktemp -d)
+	pids=
+	trap 'kill $pids 2>/dev/null; pkill clockdev 2>/dev/null; rm -rf "$tmp"' EXIT
+	l=$(link_if)
+	$IP link set "$l" up && $IP addr add "$2/24" dev "$l" ||
+		{ echo "not ok - link: $1: $l configured"; exit 1; }
+}
+
 # new_phc ID: make ptp_sim instance ID, print its /dev/ptpN
 new_phc() {
 	modprobe ptp_sim 2>/dev/null

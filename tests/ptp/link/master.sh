@@ -4,18 +4,7 @@
 # Arms a timer on the PHC at every multiple of PERIOD s until the slave
 # says it is done.
 . /payload/link/common.sh
-tmp=$(mktemp -d)
-cleanup() {
-	kill $pids 2>/dev/null
-	pkill clockdev 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-pids=
-
-l=$(link_if)
-$IP link set "$l" up && $IP addr add 10.87.0.1/24 dev "$l" ||
-	{ echo "not ok - link: master: $l configured"; exit 1; }
+link_start master 10.87.0.1
 pa=$(new_phc 50) || { echo "ok - link: master # SKIP no ptp_sim on this kernel"; exit 0; }
 # +50 ppm: the slave's side must follow a clock that is not the host's.
 phc_ctl "$pa" set freq 50000 > "$tmp/ctl" 2>&1 ||

@@ -4,17 +4,7 @@
 # COUNT timers on the PHC at the multiples of PERIOD s the master uses.
 . /payload/link/common.sh
 COUNT=${1:-6}
-tmp=$(mktemp -d)
-cleanup() {
-	kill $pids 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-pids=
-
-l=$(link_if)
-$IP link set "$l" up && $IP addr add 10.87.0.2/24 dev "$l" ||
-	{ echo "not ok - link: slave: $l configured"; exit 1; }
+link_start slave 10.87.0.2
 # shellcheck disable=SC2086
 ptp4l -i "$l" $PTP4L_OPTS -s > "$tmp/ptp4l" 2>&1 &
 pids="$pids $!"
