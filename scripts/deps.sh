@@ -1,18 +1,53 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# deps.sh: install, idempotently, every Debian package clockdev needs.
+# deps.sh: install, idempotently, every Debian package clockdev needs, and
+# extract chrony for the guest image (never installed on the host).
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+# libcap2 ... libseccomp2: the shared libraries of chronyd and chronyc
+# (apt-cache depends chrony), which the guest image copies from the host.
 pkgs=(linux-source-6.12 qemu-system-x86 linuxptp ethtool iproute2 busybox-static
 	ccache build-essential bc flex bison libelf-dev libssl-dev cpio kmod
-	xz-utils rsync socat python3 python3-ply python3-git git perl gzip procps jq)
+	xz-utils rsync socat python3 python3-ply python3-git git perl gzip procps jq
+	libcap2 libedit2 libgnutls30 libnettle8 libseccomp2)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 		missing+=("$p")
 done
-[ ${#missing[@]} = 0 ] && exit 0
-echo "deps.sh: installing ${missing[*]}" >&2
-[ "$(id -u)" = 0 ] || { echo "deps.sh: run as root to install: ${missing[*]}" >&2; exit 1; }
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} != 0 ]; then
+	echo "deps.sh: installing ${missing[*]}" >&2
+	[ "$(id -u)" = 0 ] || { echo "deps.sh: run as root to install: ${missing[*]}" >&2; exit 1; }
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# chrony, for the guest (tests/ptp/t-87-chrony.sh): the package is only
+# downloaded and extracted into $CACHE/chrony/root, from which
+# scripts/initramfs.sh takes chronyd and chronyc.  Installing it would run
+# its postinst, which starts chronyd on the host and removes the host's
+# time daemon (it conflicts with systemd-timesyncd, ntpsec, openntpd).
+chrony=$CACHE/chrony
+if [ ! -x "$chrony/root/usr/sbin/chronyd" ] || [ ! -x "$chrony/root/usr/bin/chronyc" ]; then
+	mkdir -p "$chrony/deb"
+	rm -f "$chrony"/deb/*.deb
+	# As root, apt hands downloads to the user _apt, who cannot write
+	# under a home directory: download as the caller instead.
+	get() { (cd "$chrony/deb" && apt-get download -q -o APT::Sandbox::User="$(id -un)" chrony); }
+	if ! get > "$chrony/download.log" 2>&1; then
+		# Empty or stale package lists (a fresh system, a mirror
+		# that moved on): update them, once, and try again.
+		[ "$(id -u)" = 0 ] || { cat "$chrony/download.log" >&2
+			die "cannot download chrony: run as root to update the package lists"; }
+		apt-get update -q > "$chrony/update.log" 2>&1 ||
+			{ cat "$chrony/update.log" >&2; die "apt-get update failed"; }
+		get > "$chrony/download.log" 2>&1 ||
+			{ cat "$chrony/download.log" >&2; die "cannot download chrony"; }
+	fi
+	rm -rf "$chrony/root.tmp"
+	dpkg-deb -x "$chrony"/deb/chrony_*.deb "$chrony/root.tmp"
+	rm -rf "$chrony/root"
+	mv "$chrony/root.tmp" "$chrony/root"
+	log "chrony $(dpkg-deb -f "$chrony"/deb/chrony_*.deb Version) extracted into $chrony/root (not installed)"
+fi
