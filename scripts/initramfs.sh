@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # initramfs.sh KIND: build $BUILD/KIND/initramfs.cpio.gz: busybox, linuxptp,
-# ethtool, ip, bash, the kernel's ptp, timers and rtc selftests built from the
-# same tree, the clockdev selftests (/usr/local/kselftest, run_kselftest.sh)
-# and KIND's modules.
+# ethtool, ip, bash, chrony (from $CACHE/chrony/root, extracted by deps.sh),
+# the kernel's ptp, timers and rtc selftests built from the same tree, the
+# clockdev selftests (/usr/local/kselftest, run_kselftest.sh) and KIND's
+# modules.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -16,6 +17,15 @@ need_cmd cpio cpio
 for c in ptp4l phc2sys phc_ctl pmc ts2phc; do need_cmd "$c" linuxptp; done
 need_cmd ethtool ethtool
 need_cmd jq jq
+# chrony is never installed on the host (its postinst would start chronyd
+# there): scripts/deps.sh extracts the package into $chrony.
+chrony=$CACHE/chrony/root
+for c in /usr/sbin/chronyd /usr/bin/chronyc; do
+	[ -x "$chrony$c" ] ||
+		die "'$chrony$c' not found: run 'make deps' (Debian package chrony, extracted, not installed)"
+	! ldd "$chrony$c" | grep -q "not found" ||
+		die "${c##*/} needs libraries missing on the host: run 'make deps' ($(ldd "$chrony$c" | awk '/not found/ { printf "%s ", $1 }'))"
+done
 
 # Selftests, built out of tree from the same source.
 st=$obj/selftests
@@ -81,11 +91,11 @@ cp /bin/busybox "$root/bin/"
 for a in $(/bin/busybox --list); do
 	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
 done
-copy_prog() { # copy_prog PATH: the program and its shared libraries
-	local p=$1 lib
+copy_prog() { # copy_prog PATH [FROM]: the program FROM (default PATH) at PATH, and its shared libraries
+	local p=$1 from=${2:-$1} lib
 	mkdir -p "$root$(dirname "$p")"
-	cp -L "$p" "$root$p"
-	for lib in $(ldd "$p" 2>/dev/null | grep -o '/[^ ]*'); do
+	cp -L "$from" "$root$p"
+	for lib in $(ldd "$from" 2>/dev/null | grep -o '/[^ ]*'); do
 		mkdir -p "$root$(dirname "$lib")"
 		cp -Ln "$lib" "$root$lib"
 	done
@@ -98,6 +108,9 @@ copy_prog /bin/bash
 copy_prog /usr/bin/timeout
 # jq: the guest checks the tool's --json output with it.
 copy_prog /usr/bin/jq
+# chrony, at its Debian paths, from the extracted package.
+copy_prog /usr/sbin/chronyd "$chrony/usr/sbin/chronyd"
+copy_prog /usr/bin/chronyc "$chrony/usr/bin/chronyc"
 # glibc loads libgcc_s at run time for pthread_cancel (posix_timers uses it).
 for lib in /lib/x86_64-linux-gnu/libgcc_s.so.1; do
 	mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"
