@@ -86,7 +86,7 @@ refclock PHC $dev poll 0 dpoll -2 refid SIM
 cmdport 0
 pidfile $RUN/chronyd-t87.pid
 EOF
-echo "  refclock PHC $dev poll 0 dpoll -2 refid SIM"
+sed 's/^/  chrony.conf: /' "$tmp/chrony.conf"
 
 t0=$(uptime_cs)
 chronyd -x -d -u root -f "$tmp/chrony.conf" > "$tmp/log" 2>&1 &
@@ -104,7 +104,11 @@ if chronyc -n sources 2>/dev/null | grep -q '^#\* SIM '; then
 	chronyc -n sources 2>&1 | grep '^#\* SIM ' | sed 's/^/  /'
 else
 	echo "not ok - chrony: chronyd selects a ptp_sim PHC as its reference clock"
-	echo "  not selected within $SELECT s"
+	if alive; then
+		echo "  not selected within $SELECT s"
+	else
+		echo "  chronyd exited $(( ($(uptime_cs) - t0) / 100 )) s after it started"
+	fi
 	show
 	exit 0
 fi
@@ -125,7 +129,7 @@ if within "$ppm"; then
 	echo "ok - chrony: chronyd measures the PHC's frequency offset, +$FREQ ppm (tracking: system clock $ppm ppm slow; $stats)"
 else
 	echo "not ok - chrony: chronyd measures the PHC's frequency offset, +$FREQ ppm"
-	echo "  tracking: '$ppm' ppm slow after $SETTLE s, expected $FREQ +- $FREQ_TOL"
+	echo "  tracking: '$ppm' ppm slow, expected $FREQ +- $FREQ_TOL ppm within $SETTLE s"
 	show
 fi
 kill "$chronyd_pid"
