@@ -41,7 +41,9 @@ set key bottom left Left reverse box opaque
 symlog(y) = sgn(y) * log10(1 + abs(y))
 symexp(y) = sgn(y) * (10 ** abs(y) - 1)
 set nonlinear y via symlog(y) inverse symexp(y)
-decades = ceil(log10(big > 10 ? big : 10))
+# A decade above the largest offset at least a third of one: its points
+# stay off the frame.
+decades = ceil(log10(big > 10 ? 3 * big : 30))
 top = 10 ** decades
 set yrange [-top : top]
 unit(k) = k < 3 ? sprintf('%d ns', 10 ** k) : k < 6 ? sprintf('%d µs', 10 ** (k - 3)) : \
