@@ -7,6 +7,9 @@ BUS=/sys/bus/ptp_sim
 
 say() { printf '\n== %s\n' "$*"; }
 run() { echo "\$ $*"; "$@" 2>&1 | sed 's/^/  /'; }
+# data NAME FILE: FILE's lines for the host, each as "@data NAME LINE":
+# scripts/demo.sh keeps them out of what it shows and draws them.
+data() { sed "s/^/@data $1 /" "$2"; }
 
 echo "kernel: $(uname -r)"
 if [ ! -x $CD ]; then
@@ -31,19 +34,52 @@ if [ ! -d $BUS ]; then
 	exit 0
 fi
 a=$(sim 1) b=$(sim 2)
-say "New: a periodic timer on a simulated PHC ($a), 100 ms, while its frequency moves by +-500 ppm"
+say "New: a periodic timer on a simulated PHC ($a), every 100 ms, while its frequency moves by +-500 ppm"
+# Each frequency set with the PHC's time right before it: get, then freq.
 $CD "$a" set >/dev/null
-( for f in 500000 -500000 0; do busybox usleep 300000; $CD "$a" freq $f >/dev/null; done ) &
-run $CD "$a" timer 0.1 0.1 10
+$CD --json "$a" get freq 0 > /tmp/demo-freq.json 2>&1
+( for f in 500000 -500000 0; do
+	busybox usleep 500000
+	$CD --json "$a" get freq $f
+  done >> /tmp/demo-freq.json 2>&1 ) &
+echo "\$ $CD --json $a timer 0.1 0.1 20"
+$CD --json "$a" timer 0.1 0.1 20 > /tmp/demo-timer.json 2>&1
+rc=$?
 wait
+if [ $rc = 0 ]; then
+	echo "  (one JSON object per expiry, here read with jq: the lateness of the expiries"
+	echo "   that followed each change of frequency, at its time on $a since the timer was armed)"
+	jq -r --slurpfile f /tmp/demo-freq.json -s '
+		(map(select(.summary)) | .[0]) as $s
+		| (map(select(.expiry)) | .[0].expected_ns - $s.delay_ns) as $t0
+		| (.[] | select(.expiry) | [.expected_ns - $t0, "x", .late_ns]),
+		  ($f | range(0; length; 2) as $i | [$f[$i].ns - $t0, "f", $f[$i + 1].freq_ppb]),
+		  ([0, "s", $s.expiries, $s.late_min_ns, $s.late_p50_ns, $s.late_max_ns, $s.early])
+		| @tsv' /tmp/demo-timer.json | sort -n -k1,1 | awk -F '\t' '
+		$2 == "f" {
+			if (line != "") print line
+			line = sprintf("  at %+.3f s: %+4d ppm, late (ms)", $1 / 1e9, $3 / 1000)
+		}
+		$2 == "x" { line = line sprintf(" %.3f", $3 / 1e6) }
+		$2 == "s" { s = sprintf("  %d expiries, late min %.3f, median %.3f, max %.3f ms, %d early", $3, $4 / 1e6, $5 / 1e6, $6 / 1e6, $7) }
+		END { print line; print s }'
+	data timer /tmp/demo-timer.json
+	data timer-freq /tmp/demo-freq.json
+else
+	sed 's/^/  /' /tmp/demo-timer.json
+fi
 
 say "New: clock_nanosleep on the PHC until its next whole second"
 run $CD "$a" wait-until "$(( $($CD --json "$a" get | jq -r .ns) / 1000000000 + 1 ))"
 
 say "phc2sys locks $b to $a (+20 ppm), reading both through fd clockids"
-$CD "$a" freq 20000 >/dev/null
+$CD --json "$a" freq 20000 > /tmp/demo-master.json
 $CD "$b" set >/dev/null
-timeout 6 phc2sys -s "$a" -c "$b" -O 0 -m -q -R 4 2>&1 | awk 'NR <= 4 || NR % 4 == 0' | sed 's/^/  /'
+echo "\$ phc2sys -s $a -c $b -O 0 -m -q -R 4   (for 6 s; every 4th line after the first 4)"
+timeout 6 phc2sys -s "$a" -c "$b" -O 0 -m -q -R 4 2>&1 | tee /tmp/demo-phc2sys.log |
+	awk 'NR <= 4 || NR % 4 == 0' | sed 's/^/  /'
+data phc2sys-master /tmp/demo-master.json
+data phc2sys /tmp/demo-phc2sys.log
 run $CD "$b" freq compare "$a" 5 0.05
 
 if [ -e /dev/rtcclock0 ]; then
