@@ -47,8 +47,8 @@ $CD --json "$a" timer 0.1 0.1 20 > /tmp/demo-timer.json 2>&1
 rc=$?
 wait
 if [ $rc = 0 ]; then
-	echo "  (one JSON object per expiry, here read with jq: the lateness of the expiries"
-	echo "   that followed each change of frequency, at its time on $a since the timer was armed)"
+	echo "  (one JSON object per expiry, read here with jq: each change of frequency, at the time"
+	echo "   of $a since the timer was armed, and the lateness of the expiries after it)"
 	jq -r --slurpfile f /tmp/demo-freq.json -s '
 		(map(select(.summary)) | .[0]) as $s
 		| (map(select(.expiry)) | .[0].expected_ns - $s.delay_ns) as $t0
