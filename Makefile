@@ -29,7 +29,7 @@ help:
 	@echo "  make soak            the long tests (tests/ptp/soak: phc.sh, rtctest, suspend, ...)"
 	@echo "    (TESTS=\"word ...\" runs the guest tests whose name holds a word, KERNELS=\"...\" picks"
 	@echo "     the kernels under test; results stay in out/runs/, out/SUITE is the latest)"
-	@echo "  make demo            boot the patched kernel and show its clocks"
+	@echo "  make demo            boot the patched kernel, show its clocks, draw out/demo/*.png (gnuplot)"
 	@echo "  make bench-read      clock_gettime cost on a PHC fd clock, mainline vs patched (TCG)"
 	@echo "  make bench-timers    timer and sleep lateness on a ptp_sim clock vs CLOCK_MONOTONIC (TCG)"
 	@echo "  make clean           remove out/ (the cache stays)"
