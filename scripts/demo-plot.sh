@@ -48,8 +48,8 @@ master_ppb=$(sed -n 's/.*"freq_ppb":\(-\{0,1\}[0-9.]*\).*/\1/p' <<< "$master_lin
 # clock), its number and overrun.  timer-freq.dat: each frequency set
 # (clockdev --json get freq PPB) at the clock's time read right before,
 # in ppm, with 1 in the third column; then the last value again at the
-# last expiry (0), which ends the step line.  Prints the clock's name and
-# the period in ms.  Times are nanosecond strings: subtracted as seconds
+# last expiry (0), which ends the step line.  Prints the clock's name, the
+# period in ms, and the tool's summary: lateness min, p50, max (ms), early.  Times are nanosecond strings: subtracted as seconds
 # and nanoseconds, exactly, since awk holds numbers as doubles.
 timer=$(data timer timer-freq | awk -v dat="$dir/timer.dat" -v fdat="$dir/timer-freq.dat" '
 	function jv(key,   i, r) {
@@ -77,7 +77,11 @@ timer=$(data timer timer-freq | awk -v dat="$dir/timer.dat" -v fdat="$dir/timer-
 		n++; due[n] = jv("expected_ns"); late[n] = jv("late_ns")
 		num[n] = jv("expiry"); ovr[n] = jv("overrun")
 	}
-	$2 == "timer" && jv("summary") == "true" { delay = jv("delay_ns"); period = jv("period_ns") }
+	$2 == "timer" && jv("summary") == "true" {
+		delay = jv("delay_ns"); period = jv("period_ns")
+		sum = sprintf("%.3f %.3f %.3f %d", jv("late_min_ns") / 1e6, jv("late_p50_ns") / 1e6,
+			      jv("late_max_ns") / 1e6, jv("early"))
+	}
 	$2 == "timer-freq" && jv("cmd") == "get" { at = jv("ns") }
 	$2 == "timer-freq" && jv("cmd") == "freq" && at != "" { m++; fat[m] = at; ppb[m] = jv("freq_ppb"); at = "" }
 	END {
@@ -92,9 +96,9 @@ timer=$(data timer timer-freq | awk -v dat="$dir/timer.dat" -v fdat="$dir/timer-
 				printf "%.6f %g 1\n", rel(fat[i]), ppb[i] / 1000 > fdat
 			printf "%.6f %g 0\n", rel(due[n]), ppb[m] / 1000 > fdat
 		}
-		printf "%s %g\n", clock, period / 1e6
+		printf "%s %g %s\n", clock, period / 1e6, sum
 	}')
-read -r timer_clock period_ms <<< "$timer" || true
+read -r timer_clock period_ms late_min late_p50 late_max early <<< "$timer" || true
 
 # Where the pictures are, as the user would type it.
 show() { case $1 in "$PWD"/*) echo "${1#"$PWD"/}" ;; *) echo "$1" ;; esac; }
@@ -120,6 +124,7 @@ for p in "${have[@]}"; do
 	phc2sys) vars+="; master=$(q "$phc_master"); slave=$(q "$phc_slave"); master_ppb=${master_ppb:-NaN}"
 		what="phc2sys locking $phc_slave to $phc_master: offset and frequency" ;;
 	timer) vars+="; fdat=$(q "$dir/timer-freq.dat"); clock=$(q "$timer_clock"); period_ms=${period_ms:-NaN}"
+		vars+="; lmin=${late_min:-NaN}; lmed=${late_p50:-NaN}; lmax=${late_max:-NaN}; early=${early:-0}"
 		what="the periodic timer on $timer_clock: lateness of each expiry, frequency changes" ;;
 	esac
 	if msg=$(gnuplot -e "$vars" "$top/scripts/demo-$p.gp" 2>&1) && [ -s "$dir/$p.png" ]; then

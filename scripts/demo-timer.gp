@@ -2,8 +2,9 @@
 # demo-timer.gp: the periodic timer on a ptp_sim PHC in 'make demo', whose
 # frequency is changed while it runs.  scripts/demo-plot.sh sets term
 # (pngcairo or png), out, dat (timer.dat: s since armed, lateness ms,
-# expiry, overrun), fdat (timer-freq.dat: s, ppm, 1 for a change), clock
-# and period_ms.
+# expiry, overrun), fdat (timer-freq.dat: s, ppm, 1 for a change), clock,
+# period_ms, and the tool's own summary: lmin, lmed (its p50), lmax (ms)
+# and early.
 if (term eq 'pngcairo') {
 	set terminal pngcairo size 1100,650 font 'DejaVu Sans,11' noenhanced
 } else {
@@ -15,9 +16,6 @@ set encoding utf8
 blue = '#1f77b4'; red = '#d62728'
 stats dat using 2 nooutput
 n = STATS_records
-lmin = STATS_min; lmed = STATS_median; lmax = STATS_max
-stats dat using ($2 < 0 ? 1 : 0) nooutput
-early = STATS_sum
 stats dat using 1 nooutput
 tmax = STATS_max
 stats fdat using 1 nooutput
