@@ -31,16 +31,17 @@ check)
 	under=(patched debug) tests=("$top"/tests/ptp/t-*.sh) qmp=1 series=1
 	# The kernels under test run their tests in four guests side by
 	# side: the timers selftests on ptp_sim, on the other clocks with the
-	# RTC selftests, linuxptp and chrony (all mostly waiting for
+	# RTC selftests, linuxptp, chrony and ts2phc (all mostly waiting for
 	# expiries or for daemons, which overlap), and the rest.  Mainline, which skips most of them, runs one.
-	shards=("t-70" "t-74 t-80" "t-86 t-87")
+	shards=("t-70" "t-74 t-80" "t-86 t-87 t-88")
 	# The debug kernel (KASAN, lockdep, kmemleak: many times slower
 	# under TCG) runs what its checkers are for: the error table with
 	# removal under open descriptors, the lifetime tests (with PTP as a
 	# module there), KUnit, timers and the RTC on one clock of each
-	# kind, and the QMP guests (hot-unplug, suspend).
+	# kind, the simulated wire (ts2phc; removal under a running output),
+	# and the QMP guests (hot-unplug, suspend).
 	# 'make check-debug' runs every test on it.
-	debug_tests="t-00 t-10 t-40 t-45 t-60 t-70 t-74 t-80"
+	debug_tests="t-00 t-10 t-40 t-45 t-60 t-70 t-74 t-80 t-88"
 	timeout=1500 ;;
 debug)
 	under=(debug) tests=("$top"/tests/ptp/t-*.sh) qmp=1 series=0

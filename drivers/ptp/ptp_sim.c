@@ -32,6 +32,18 @@
  * resume callback the hardware is powered down (a real PHC then reads all
  * ones).  debugfs "ptp_sim/suspended_ops" counts the operations called in
  * that window, which the caller should not have made.
+ *
+ * Every instance has one pin, "SMA", and all the instances' pins are on
+ * one simulated wire: a periodic output (PTP_PF_PEROUT, channel 0) drives
+ * the wire, and every other instance whose pin is an external timestamp
+ * input (PTP_PF_EXTTS, channel 0) with the channel enabled timestamps its
+ * edges, rising at the period's start and falling after the on time (half
+ * the period unless PTP_PEROUT_DUTY_CYCLE says otherwise).  The edges
+ * happen exactly when the driving clock reads their time; each listener's
+ * timestamp is its own clock's time at that instant of
+ * CLOCK_MONOTONIC_RAW, so the wire has no delay and no jitter however late
+ * the hrtimer that emits the edge runs.  This is what ts2phc and testptp's
+ * -p and -e need: "ts2phc -s /dev/ptpA -c /dev/ptpB" locks B to A.
  */
 
 #include <linux/atomic.h>
@@ -39,8 +51,10 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/device.h>
+#include <linux/hrtimer.h>
 #include <linux/kernel.h>
 #include <linux/list.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pm.h>
@@ -72,6 +86,14 @@
  */
 #define PTP_SIM_READ_SLEEP_MIN_US	20
 #define PTP_SIM_READ_SLEEP_MAX_US	50
+/*
+ * Shortest period of a periodic output: each edge is an hrtimer
+ * interrupt, and a guest under emulation cannot take many more.
+ */
+#define PTP_SIM_PEROUT_MIN_NS		(NSEC_PER_MSEC)
+#define PTP_SIM_PEROUT_MAX_S		1000
+/* Edges emitted at most by one late run of the output's hrtimer */
+#define PTP_SIM_PEROUT_BURST		16
 
 static bool defer_free;
 module_param(defer_free, bool, 0644);
@@ -95,6 +117,22 @@ MODULE_PARM_DESC(defer_free,
  * @sleeping_reads: every read sleeps (sysfs attribute "sleeping_reads")
  * @suspended:	 between the instance's suspend and resume callbacks
  * @dead:	 ptp_clock_unregister() has returned; any operation is late
+ * @pin:	 the pin "SMA", its function set through the PTP core
+ * @perout:	 emits the edges of the periodic output
+ * @perout_on:	 the periodic output is running
+ * @perout_high: the last edge emitted was a rising one
+ * @perout_next: clock time of the next edge, in ns
+ * @perout_period: period of the output, in ns
+ * @perout_width: time from a rising edge to the next falling one, in ns
+ * @perout_last: CLOCK_MONOTONIC_RAW of the last edge, in ns
+ * @perout_stepped: the clock was stepped since the output last ran
+ * @wire_node:	 entry in ptp_sim_wire while the external timestamp
+ *		 channel is enabled
+ * @extts_edges: the edges the channel timestamps (PTP_RISING_EDGE,
+ *		 PTP_FALLING_EDGE)
+ * @unwired:	 the instance is being destroyed: no output, no input
+ *
+ * The fields from @perout_on on are protected by ptp_sim_wire_lock.
  */
 struct ptp_sim {
 	struct device dev;
@@ -111,6 +149,29 @@ struct ptp_sim {
 	bool sleeping_reads;
 	bool suspended;
 	bool dead;
+
+	struct ptp_pin_desc pin;
+	struct hrtimer perout;
+	bool perout_on;
+	bool perout_high;
+	s64 perout_next;
+	s64 perout_period;
+	s64 perout_width;
+	u64 perout_last;
+	bool perout_stepped;
+	struct list_head wire_node;
+	unsigned int extts_edges;
+	bool unwired;
+};
+
+/*
+ * A snapshot of an instance's clock state, for the wire: the edges are
+ * computed from it outside the read section.
+ */
+struct ptp_sim_state {
+	u64 mono_ref;
+	s64 dev_ref;
+	long scaled_ppm;
 };
 
 /* Protects ptp_sim_list and ptp_sim_exiting. */
@@ -125,6 +186,14 @@ static LIST_HEAD(ptp_sim_deferred);
 /* Instances not yet released, plus one for the module itself. */
 static refcount_t ptp_sim_devs = REFCOUNT_INIT(1);
 static DECLARE_COMPLETION(ptp_sim_devs_released);
+
+/*
+ * The wire: the instances listening to it (their external timestamp
+ * channel enabled), and every instance's output state.  Taken in the
+ * hrtimer callback that emits an edge.
+ */
+static DEFINE_SPINLOCK(ptp_sim_wire_lock);
+static LIST_HEAD(ptp_sim_wire);
 
 static struct dentry *ptp_sim_debugfs;
 static atomic_t ptp_sim_ops;
@@ -242,6 +311,277 @@ static void ptp_sim_read_delay(struct ptp_sim *sim)
 	usleep_range(PTP_SIM_READ_SLEEP_MIN_US, PTP_SIM_READ_SLEEP_MAX_US);
 }
 
+/* The clock state, consistent, for computing edges outside a read. */
+static void ptp_sim_state(struct ptp_sim *sim, struct ptp_sim_state *st)
+{
+	unsigned int seq;
+
+	do {
+		seq = read_seqcount_begin(&sim->seq);
+		st->mono_ref = sim->mono_ref;
+		st->dev_ref = sim->dev_ref;
+		st->scaled_ppm = sim->scaled_ppm;
+	} while (read_seqcount_retry(&sim->seq, seq));
+}
+
+/* Clock time at @mono by @st, also before its reference point. */
+static s64 ptp_sim_state_ns(const struct ptp_sim_state *st, u64 mono)
+{
+	if (mono >= st->mono_ref)
+		return st->dev_ref +
+		       adjust_by_scaled_ppm(mono - st->mono_ref, st->scaled_ppm);
+
+	return st->dev_ref -
+	       adjust_by_scaled_ppm(st->mono_ref - mono, st->scaled_ppm);
+}
+
+/*
+ * CLOCK_MONOTONIC_RAW at which the clock reads @ns by @st: the inverse of
+ * ptp_sim_state_ns().  The frequency offset is within max_adj, far from
+ * -100 %, so the rate is positive.
+ */
+static u64 ptp_sim_state_mono(const struct ptp_sim_state *st, s64 ns)
+{
+	const u64 one = 1000000ULL << 16;
+	u64 rate = one + st->scaled_ppm;
+	u64 d;
+
+	if (ns >= st->dev_ref)
+		return st->mono_ref +
+		       mul_u64_u64_div_u64((u64)ns - (u64)st->dev_ref, one, rate);
+
+	d = mul_u64_u64_div_u64((u64)st->dev_ref - (u64)ns, one, rate);
+
+	return d < st->mono_ref ? st->mono_ref - d : 0;
+}
+
+/*
+ * An edge on the wire at @mono: every instance listening for that edge,
+ * but the one driving it, timestamps it with its own time at @mono.
+ */
+static void ptp_sim_wire_edge(struct ptp_sim *src, u64 mono, bool rising)
+{
+	unsigned int edge = rising ? PTP_RISING_EDGE : PTP_FALLING_EDGE;
+	struct ptp_clock_event event = { .type = PTP_CLOCK_EXTTS };
+	struct ptp_sim_state st;
+	struct ptp_sim *sim;
+	s64 ns;
+
+	lockdep_assert_held(&ptp_sim_wire_lock);
+
+	list_for_each_entry(sim, &ptp_sim_wire, wire_node) {
+		if (sim == src || !(sim->extts_edges & edge))
+			continue;
+		ptp_sim_state(sim, &st);
+		ns = ptp_sim_state_ns(&st, mono);
+		if (ns < 0)
+			continue;
+		event.timestamp = ns;
+		ptp_clock_event(sim->clock, &event);
+	}
+}
+
+/*
+ * The periodic output: emit the edges the clock has reached, then sleep
+ * until the next one.  The hrtimer runs on CLOCK_MONOTONIC, which may run
+ * at another rate than the clock; waking early is harmless (nothing is
+ * due), waking late delays the events but not their timestamps.
+ *
+ * The output keeps its phase in the clock's own time across steps: a step
+ * forward over edges emits one of them, at the instant of the step, as a
+ * comparator would, and loses the others; after a step back the output
+ * waits for the next edge in phase, within a period.  A frequency change
+ * or a step restarts the hrtimer through ptp_sim_perout_kick().
+ */
+static enum hrtimer_restart ptp_sim_perout_edge(struct hrtimer *timer)
+{
+	struct ptp_sim *sim = container_of(timer, struct ptp_sim, perout);
+	struct ptp_sim_state st;
+	u64 now, mono;
+	s64 ns, period;
+	int n;
+
+	guard(spinlock_irqsave)(&ptp_sim_wire_lock);
+	/* Stopped, or restarted by a kick while this callback waited. */
+	if (!sim->perout_on || hrtimer_is_queued(timer))
+		return HRTIMER_NORESTART;
+
+	ptp_sim_state(sim, &st);
+	now = ktime_get_raw_ns();
+	ns = ptp_sim_state_ns(&st, now);
+	period = sim->perout_period;
+
+	for (n = 0; n < PTP_SIM_PEROUT_BURST && ns >= sim->perout_next; n++) {
+		mono = ptp_sim_state_mono(&st, sim->perout_next);
+		/* A step re-based the clock at the instant it happened. */
+		if (sim->perout_stepped)
+			mono = max(mono, st.mono_ref);
+		mono = clamp(mono, sim->perout_last, now);
+		sim->perout_high = !sim->perout_high;
+		ptp_sim_wire_edge(sim, mono, sim->perout_high);
+		sim->perout_last = mono;
+		sim->perout_next += sim->perout_high ? sim->perout_width :
+				    period - sim->perout_width;
+		if (sim->perout_stepped)
+			break;
+	}
+	sim->perout_stepped = false;
+
+	if (sim->perout_next <= ns)
+		sim->perout_next += (div64_u64(ns - sim->perout_next, period) + 1) *
+				    period;
+	else if (sim->perout_next - ns > period)
+		sim->perout_next -= div64_u64(sim->perout_next - ns - 1, period) *
+				    period;
+
+	mono = ptp_sim_state_mono(&st, sim->perout_next);
+	hrtimer_set_expires(timer, ktime_add_ns(ktime_get(),
+						mono > now ? mono - now : 0));
+
+	return HRTIMER_RESTART;
+}
+
+/*
+ * The clock's rate or time changed: the output's hrtimer was armed for
+ * the old one.  Run it now; it works out the next edge again.
+ */
+static void ptp_sim_perout_kick(struct ptp_sim *sim, bool stepped)
+{
+	guard(spinlock_irqsave)(&ptp_sim_wire_lock);
+	if (!sim->perout_on)
+		return;
+	sim->perout_stepped |= stepped;
+	hrtimer_start(&sim->perout, 0, HRTIMER_MODE_REL);
+}
+
+static int ptp_sim_perout(struct ptp_sim *sim, struct ptp_perout_request *rq,
+			  int on)
+{
+	struct ptp_sim_state st;
+	s64 period, width, start, now;
+
+	if (rq->flags & ~(PTP_PEROUT_DUTY_CYCLE | PTP_PEROUT_PHASE))
+		return -EOPNOTSUPP;
+
+	/* Stop the output first, so that its callback is not running. */
+	scoped_guard(spinlock_irqsave, &ptp_sim_wire_lock)
+		sim->perout_on = false;
+	hrtimer_cancel(&sim->perout);
+	if (!on)
+		return 0;
+
+	if (ptp_find_pin(sim->clock, PTP_PF_PEROUT, 0) < 0)
+		return -EBUSY;
+
+	if (rq->period.sec < 0 || rq->period.sec > PTP_SIM_PEROUT_MAX_S ||
+	    rq->period.nsec >= NSEC_PER_SEC)
+		return -EINVAL;
+	period = rq->period.sec * NSEC_PER_SEC + rq->period.nsec;
+	if (period < PTP_SIM_PEROUT_MIN_NS)
+		return -EINVAL;
+
+	width = period / 2;
+	if (rq->flags & PTP_PEROUT_DUTY_CYCLE) {
+		if (rq->on.sec < 0 || rq->on.sec > PTP_SIM_PEROUT_MAX_S ||
+		    rq->on.nsec >= NSEC_PER_SEC)
+			return -EINVAL;
+		width = rq->on.sec * NSEC_PER_SEC + rq->on.nsec;
+		if (width <= 0 || width >= period)
+			return -ERANGE;
+	}
+
+	ptp_sim_state(sim, &st);
+	now = ptp_sim_state_ns(&st, ktime_get_raw_ns());
+	if (rq->flags & PTP_PEROUT_PHASE) {
+		/* The edges are at the multiples of the period, plus the phase. */
+		if (rq->phase.sec < 0 || rq->phase.sec > PTP_SIM_PEROUT_MAX_S ||
+		    rq->phase.nsec >= NSEC_PER_SEC)
+			return -EINVAL;
+		start = rq->phase.sec * NSEC_PER_SEC + rq->phase.nsec;
+		start += (div64_s64(now - start, period) + 1) * period;
+	} else {
+		if (rq->start.sec < 0 || rq->start.sec >= KTIME_SEC_MAX ||
+		    rq->start.nsec >= NSEC_PER_SEC)
+			return -EINVAL;
+		start = rq->start.sec * NSEC_PER_SEC + rq->start.nsec;
+		/* A start in the past: the output runs in its phase from now. */
+		if (start < now)
+			start += (div64_u64(now - start, period) + 1) * period;
+	}
+
+	guard(spinlock_irqsave)(&ptp_sim_wire_lock);
+	if (sim->unwired)
+		return -ENODEV;
+	sim->perout_next = start;
+	sim->perout_period = period;
+	sim->perout_width = width;
+	sim->perout_high = false;
+	sim->perout_stepped = false;
+	sim->perout_last = 0;
+	sim->perout_on = true;
+	hrtimer_start(&sim->perout, 0, HRTIMER_MODE_REL);
+
+	return 0;
+}
+
+static int ptp_sim_extts(struct ptp_sim *sim, struct ptp_extts_request *rq,
+			 int on)
+{
+	if (on && ptp_find_pin(sim->clock, PTP_PF_EXTTS, 0) < 0)
+		return -EBUSY;
+
+	guard(spinlock_irqsave)(&ptp_sim_wire_lock);
+	list_del_init(&sim->wire_node);
+	sim->extts_edges = 0;
+	if (!on)
+		return 0;
+	if (sim->unwired)
+		return -ENODEV;
+	/* A request of the first version names no edge: the rising one. */
+	sim->extts_edges = (rq->flags & PTP_EXTTS_EDGES) ?: PTP_RISING_EDGE;
+	list_add_tail(&sim->wire_node, &ptp_sim_wire);
+
+	return 0;
+}
+
+/*
+ * Called by the PTP core with its pincfg_mux held, which serialises the
+ * requests and lets ptp_find_pin() look at the pin.
+ */
+static int ptp_sim_enable(struct ptp_clock_info *info,
+			  struct ptp_clock_request *rq, int on)
+{
+	struct ptp_sim *sim = ptp_sim_op(info);
+
+	if (!sim)
+		return -ENODEV;
+
+	switch (rq->type) {
+	case PTP_CLK_REQ_EXTTS:
+		return ptp_sim_extts(sim, &rq->extts, on);
+	case PTP_CLK_REQ_PEROUT:
+		return ptp_sim_perout(sim, &rq->perout, on);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+static int ptp_sim_verify(struct ptp_clock_info *info, unsigned int pin,
+			  enum ptp_pin_function func, unsigned int chan)
+{
+	if (!ptp_sim_op(info))
+		return -ENODEV;
+
+	switch (func) {
+	case PTP_PF_NONE:
+	case PTP_PF_EXTTS:
+	case PTP_PF_PEROUT:
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
 static int ptp_sim_adjfine(struct ptp_clock_info *info, long scaled_ppm)
 {
 	struct ptp_sim *sim = ptp_sim_op(info);
@@ -249,11 +589,13 @@ static int ptp_sim_adjfine(struct ptp_clock_info *info, long scaled_ppm)
 	if (!sim)
 		return -ENODEV;
 
-	guard(raw_spinlock_irqsave)(&sim->lock);
-	write_seqcount_begin(&sim->seq);
-	ptp_sim_rebase(sim);
-	sim->scaled_ppm = scaled_ppm;
-	write_seqcount_end(&sim->seq);
+	scoped_guard(raw_spinlock_irqsave, &sim->lock) {
+		write_seqcount_begin(&sim->seq);
+		ptp_sim_rebase(sim);
+		sim->scaled_ppm = scaled_ppm;
+		write_seqcount_end(&sim->seq);
+	}
+	ptp_sim_perout_kick(sim, false);
 
 	return 0;
 }
@@ -265,11 +607,13 @@ static int ptp_sim_adjtime(struct ptp_clock_info *info, s64 delta)
 	if (!sim)
 		return -ENODEV;
 
-	guard(raw_spinlock_irqsave)(&sim->lock);
-	write_seqcount_begin(&sim->seq);
-	ptp_sim_rebase(sim);
-	sim->dev_ref += delta;
-	write_seqcount_end(&sim->seq);
+	scoped_guard(raw_spinlock_irqsave, &sim->lock) {
+		write_seqcount_begin(&sim->seq);
+		ptp_sim_rebase(sim);
+		sim->dev_ref += delta;
+		write_seqcount_end(&sim->seq);
+	}
+	ptp_sim_perout_kick(sim, true);
 
 	return 0;
 }
@@ -282,11 +626,13 @@ static int ptp_sim_settime64(struct ptp_clock_info *info,
 	if (!sim)
 		return -ENODEV;
 
-	guard(raw_spinlock_irqsave)(&sim->lock);
-	write_seqcount_begin(&sim->seq);
-	sim->mono_ref = ktime_get_raw_ns();
-	sim->dev_ref = timespec64_to_ns(ts);
-	write_seqcount_end(&sim->seq);
+	scoped_guard(raw_spinlock_irqsave, &sim->lock) {
+		write_seqcount_begin(&sim->seq);
+		sim->mono_ref = ktime_get_raw_ns();
+		sim->dev_ref = timespec64_to_ns(ts);
+		write_seqcount_end(&sim->seq);
+	}
+	ptp_sim_perout_kick(sim, true);
 
 	return 0;
 }
@@ -340,6 +686,11 @@ static const struct ptp_clock_info ptp_sim_info = {
 	.settime64	= ptp_sim_settime64,
 	.gettimex64	= ptp_sim_gettimex64,
 	.getcrosststamp	= ptp_sim_getcrosststamp,
+	.enable		= ptp_sim_enable,
+	.verify		= ptp_sim_verify,
+	.n_ext_ts	= 1,
+	.n_per_out	= 1,
+	.n_pins		= 1,
 };
 
 static ssize_t sleeping_reads_show(struct device *dev,
@@ -439,6 +790,11 @@ static struct ptp_sim *ptp_sim_create(unsigned int id, s32 max_adj)
 
 	sim->info = ptp_sim_info;
 	sim->info.max_adj = max_adj;
+	strscpy(sim->pin.name, "SMA");
+	sim->info.pin_config = &sim->pin;
+	hrtimer_init(&sim->perout, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	sim->perout.function = ptp_sim_perout_edge;
+	INIT_LIST_HEAD(&sim->wire_node);
 	snprintf(sim->info.name, sizeof(sim->info.name), "ptp_sim%u", id);
 
 	/* From here on the device owns @sim: its release frees it. */
@@ -481,6 +837,13 @@ static void ptp_sim_destroy(struct ptp_sim *sim)
 	lockdep_assert_held(&ptp_sim_list_lock);
 
 	list_del(&sim->list);
+	/* Off the wire first: nobody delivers an edge to the clock any more. */
+	scoped_guard(spinlock_irqsave, &ptp_sim_wire_lock) {
+		sim->unwired = true;
+		sim->perout_on = false;
+		list_del_init(&sim->wire_node);
+	}
+	hrtimer_cancel(&sim->perout);
 	ptp_clock_unregister(sim->clock);
 	WRITE_ONCE(sim->dead, true);
 	device_unregister(&sim->dev);
