@@ -347,12 +347,14 @@ if [ -d $BUS ] && echo "$A 20000000" > $BUS/new_device; then
 		 (.[0] | .cmd == "list" and .kind == "ptp" and .name == "ptp_sim'$A'" and
 		  .ptp_index == '$idx' and .driver == null and .bus == "ptp_sim" and
 		  .max_adjustment == 20000000 and .interfaces == [] and
-		  .n_external_timestamps == 0 and .pps_available == 0)' list
+		  .n_external_timestamps == 1 and .n_periodic_outputs == 1 and
+		  .n_programmable_pins == 1 and .pps_available == 0)' list
 	jcheck "ptp_sim: the bare index $idx names $dev" \
 		'.[0].clock == "'$dev'" and .[0].ptp_index == '$idx $idx caps
 	jcheck "ptp_sim: caps" \
 		'.[0] | .kind == "ptp" and .res_ns == 1 and .max_adj_ppb == 20000000 and
-		 .cross_timestamping == true and .n_pins == 0 and
+		 .cross_timestamping == true and .n_pins == 1 and
+		 .n_ext_ts == 1 and .n_per_out == 1 and
 		 .timers == '$timers $dev caps
 	jcheck "ptp_sim: getres is 1 ns" '.[0].res_ns == 1' $dev getres
 	jcheck "ptp_sim: set 1000000, get" \
