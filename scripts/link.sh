@@ -24,9 +24,13 @@ while [ $# -gt 0 ]; do
 	*) die "unknown option '$1'" ;;
 	esac
 done
-# Spread allowed between the two guests' wake-ups for one PHC time: two
-# TCG guests on a busy host, each behind a serial line read by tail -f.
-BOUND_MS=50
+# Median spread allowed between the two guests' PHCs reaching one time, as
+# the host sees it: each guest's line crosses an emulated serial port of a
+# TCG guest on a busy host, which jitters by tens of ms (max 150 ms seen)
+# while ptp4l reports its offset under a millisecond.  Measured with PTP
+# working: median 32 and 55 ms; with the slave's clock not steered: 162
+# and 663 ms.
+BOUND_MS=100
 
 tmp=$(mktemp -d /tmp/clockdev-link.XXXXXX)
 sock=$tmp/link.sock
@@ -79,41 +83,50 @@ for g in a b; do
 	fi
 done
 
-# <<<link-expiry LABEL T LATE_NS>>>: join A's and B's by T.
+# <<<link-expiry LABEL T LATE_NS>>>: join A's and B's by T.  Each guest
+# prints its line when it woke, LATE_NS of its PHC's time after T (a TCG
+# guest's timers run milliseconds late, differently in each guest): the
+# host's stamp minus that lateness is when that guest's PHC read T, as the
+# host saw it.  The spread of those between the guests is what PTP and
+# phc2sys achieved (plus the jitter of the path from the guest's serial
+# line to this script); the raw spread of the wake-ups is printed too.
 rc=0
 res=$(awk -v bound="$BOUND_MS" '
 	/<<<link-expiry / {
 		sub(/>>>.*/, ""); n = split($0, f, " ")
 		# f[1] host stamp, f[2] <<<link-expiry, f[3] label, f[4] T, f[5] late
 		if (f[5] < 0) early++
-		late[f[3]] = late[f[3]] " " f[5]
 		at[f[3], f[4]] = f[1]
+		lt[f[3], f[4]] = f[5] / 1e9
 		if (f[3] == "B") tb[++nb] = f[4]
+	}
+	function median(a, m,   i, j, x) {
+		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
+			if (a[j] < a[i]) { x = a[i]; a[i] = a[j]; a[j] = x }
+		return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
 	}
 	END {
 		for (i = 1; i <= nb; i++) {
 			t = tb[i]
 			if (!(("A", t) in at)) continue
 			d = (at["B", t] - at["A", t]) * 1000
-			ad = d < 0 ? -d : d
-			m++; s[m] = ad
-			if (ad > max) max = ad
-			if (m == 1 || ad < min) min = ad
-			list = list sprintf(" %+.1f", d)
+			c = d - (lt["B", t] - lt["A", t]) * 1000
+			m++
+			s[m] = d < 0 ? -d : d
+			r[m] = c < 0 ? -c : c
+			if (r[m] > max) max = r[m]
+			raw = raw sprintf(" %+.1f", d)
+			cor = cor sprintf(" %+.1f", c)
 		}
 		if (m == 0) { print "no PHC time both guests woke for"; exit 1 }
-		# median: sort the spreads
-		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
-			if (s[j] < s[i]) { x = s[i]; s[i] = s[j]; s[j] = x }
-		med = m % 2 ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2
-		printf "%d common wake-ups, |B - A| on the host min %.1f median %.1f max %.1f ms (B - A:%s ms); %d early in PHC time\n",
-			m, min, med, max, list, early
-		exit !(max <= bound && early == 0 && m >= 3)
+		printf "%d common PHC times; when each PHC read them, B - A on the host: median |.| %.1f, max %.1f ms (%s ms); the wake-ups themselves: median |.| %.1f ms (%s ms); %d early in PHC time\n",
+			m, median(r, m), max, substr(cor, 2), median(s, m), substr(raw, 2), early
+		exit !(median(r, m) <= bound && early == 0 && m >= 3)
 	}' "$tmp/a" "$tmp/b") || rc=$?
 if [ $rc = 0 ]; then
-	echo "ok - link: both guests wake at the same PHC time within $BOUND_MS ms, never early ($res)"
+	echo "ok - link: both guests' PHCs reach the same times within $BOUND_MS ms of each other (median), never early ($res)"
 else
-	echo "not ok - link: both guests wake at the same PHC time within $BOUND_MS ms, never early"
+	echo "not ok - link: both guests' PHCs reach the same times within $BOUND_MS ms of each other (median), never early"
 	echo "  $res"
 fi
 }

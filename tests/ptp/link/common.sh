@@ -10,8 +10,14 @@ PTP4L_OPTS="-S -2 -m -q --logSyncInterval -2 --logAnnounceInterval -2
 	--sanity_freq_limit 0 --step_threshold 0.005
 	--uds_address /run/ptp4l"
 
-# link_if: the NIC wired to the other guest, the last one (qemu/run --link)
-link_if() { ls /sys/class/net | grep '^eth' | sort | tail -n 1; }
+# link_if: the NIC wired to the other guest, the virtio-net one (qemu/run
+# --link; the others are e1000e)
+link_if() {
+	for n in /sys/class/net/*; do
+		[ "$(basename "$(readlink "$n/device/driver" 2>/dev/null)")" != virtio_net ] ||
+			basename "$n"
+	done | head -n 1
+}
 
 # link_start ROLE ADDR: a scratch directory $tmp and the processes in $pids
 # (and any clockdev) cleaned up at exit; the link NIC $l up as ADDR/24
