@@ -198,3 +198,19 @@ ksft_subset() {
 		ksft_run "$ks_t"
 	fi
 }
+
+# ptp_sim instances made by a test (the tests set BUS=/sys/bus/ptp_sim)
+# ptp_dev ID: the /dev/ptpN of instance ID
+ptp_dev() { echo "/dev/$(ls /sys/bus/ptp_sim/devices/ptp_sim$1/ptp)"; }
+# sim_del ID...: remove those of the instances that still exist
+sim_del() {
+	for id in "$@"; do
+		[ ! -d /sys/bus/ptp_sim/devices/ptp_sim$id ] ||
+			echo "$id" > /sys/bus/ptp_sim/del_device
+	done
+}
+# phc_freq DEV: the frequency offset phc_ctl reads, in ppb (integer)
+phc_freq() {
+	phc_ctl "$1" freq 2>&1 |
+		awk '/clock frequency offset is/ { sub(/ppb.*/, "", $NF); printf "%d\n", $NF }'
+}

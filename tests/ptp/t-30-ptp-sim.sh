@@ -28,8 +28,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# ptp_dev ID: the /dev/ptpN of instance ID
-ptp_dev() { echo "/dev/$(ls $BUS/devices/ptp_sim$1/ptp)"; }
 # sysfs_write FILE VALUE: write VALUE, print the errno text on failure
 sysfs_write() { sh -c "echo '$2' > $1" 2>&1; }
 # expect_write_error FILE VALUE TEXT: the write fails with the errno TEXT

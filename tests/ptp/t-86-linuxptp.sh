@@ -26,23 +26,13 @@ pids=
 cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null; done
 	for p in $pids; do wait "$p" 2>/dev/null; done
-	for id in $A $B; do
-		[ ! -d $BUS/devices/ptp_sim$id ] || echo $id > $BUS/del_device
-	done
+	sim_del $A $B
 	$IP netns del ptpm 2>/dev/null
 	$IP netns del ptps 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-# ptp_dev ID: the /dev/ptpN of instance ID
-ptp_dev() { echo "/dev/$(ls $BUS/devices/ptp_sim$1/ptp)"; }
-
-# phc_freq DEV: the frequency offset phc_ctl reads, in ppb (integer)
-phc_freq() {
-	phc_ctl "$1" freq 2>&1 |
-		awk '/clock frequency offset is/ { sub(/ppb.*/, "", $NF); printf "%d\n", $NF }'
-}
 
 # --- phc2sys: one simulated PHC locked to another --------------------------
 phc2sys_phc() {

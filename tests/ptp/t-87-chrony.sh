@@ -27,7 +27,7 @@ cleanup() {
 		kill "$chronyd_pid" 2>/dev/null
 		wait "$chronyd_pid" 2>/dev/null
 	fi
-	[ ! -d $BUS/devices/ptp_sim$ID ] || echo $ID > $BUS/del_device
+	sim_del $ID
 	[ -z "$made_run" ] || rm -rf $RUN
 	rm -rf "$tmp"
 }

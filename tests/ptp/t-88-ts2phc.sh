@@ -22,14 +22,10 @@ pids=
 cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null; done
 	for p in $pids; do wait "$p" 2>/dev/null; done
-	for id in $A $B; do
-		[ ! -d $BUS/devices/ptp_sim$id ] || echo $id > $BUS/del_device
-	done
+	sim_del $A $B
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-ptp_dev() { echo "/dev/$(ls $BUS/devices/ptp_sim$1/ptp)"; }
 
 modprobe ptp_sim 2>/dev/null
 if [ ! -d $BUS ]; then
@@ -130,8 +126,7 @@ res=$(ts2phc_run)
 set -- $res
 # ts2phc prints its servo's output, the opposite of what it applies: read
 # what B runs at.
-f=$(phc_ctl "$pb" freq 2>&1 |
-	awk '/clock frequency offset is/ { sub(/ppb.*/, "", $NF); printf "%d\n", $NF }')
+f=$(phc_freq "$pb")
 if [ "$1" = 1 ] && [ "$2" -ge $RUN ] && [ -n "$f" ] &&
    [ $(( (f - 20000) * (f - 20000) )) -le $((FREQ_TOL * FREQ_TOL)) ]; then
 	echo "ok - ts2phc: ts2phc -s A -c B locks B to A's pulses ($2 s2 within $BOUND ns, max $3 ns, B at $f ppb)"
