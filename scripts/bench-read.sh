@@ -7,8 +7,12 @@
 # passes side by side with the patched/mainline ratio and the spread
 # between passes.
 # The figures are QEMU TCG ones: compare the kernels with each other only.
-# usage: bench-read.sh [-p PASSES] [-r ROUNDS] [-m MS]
-#        (-r and -m are read_bench's: rounds per figure, ms per round)
+# With -i the guests count instructions (qemu/run --icount): a guest ns is
+# then one instruction, and the figures repeat across boots and host load;
+# they count instructions, not cache-line traffic or atomics' cost.
+# usage: bench-read.sh [-i] [-k KIND] [-p PASSES] [-r ROUNDS] [-m MS]
+#        (-k: the kernel compared with mainline, default patched;
+#         -r and -m are read_bench's: rounds per figure, ms per round)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -16,15 +20,20 @@ kernels=(mainline patched)
 smp=2
 passes=3
 bench_args=()
-while getopts p:r:m: opt; do
+run_args=()
+mode="QEMU TCG (emulated CPU)"
+while getopts ik:p:r:m: opt; do
 	case $opt in
+	i) run_args+=(--icount)
+	   mode="QEMU TCG, -icount shift=0,sleep=off: guest ns = instructions" ;;
+	k) kernels=(mainline "$OPTARG") ;;
 	p) passes=$OPTARG ;;
 	r|m) bench_args+=("-$opt" "$OPTARG") ;;
-	*) die "usage: bench-read.sh [-p PASSES] [-r ROUNDS] [-m MS]" ;;
+	*) die "usage: bench-read.sh [-i] [-k KIND] [-p PASSES] [-r ROUNDS] [-m MS]" ;;
 	esac
 done
 
-res=$OUT/bench-read
+res=$OUT/bench-read${run_args:+-icount}
 payload=$(mktemp -d /tmp/clockdev-bench.XXXXXX)
 trap 'rm -rf "$payload"' EXIT
 rm -rf "$res"; mkdir -p "$res"
@@ -52,7 +61,7 @@ EOF
 run_kernel() {
 	local out=$res/$1.$2
 	log "pass $2: booting $1 (--smp $smp)"
-	"$top/qemu/run" --kernel "$1" --smp "$smp" --timeout 300 \
+	"$top/qemu/run" --kernel "$1" --smp "$smp" --timeout 300 "${run_args[@]}" \
 		--console-log "$out.console" --payload "$payload" \
 		-- sh /payload/bench.sh "${bench_args[@]}" > "$out.txt" ||
 		die "the $1 guest failed; see $out.txt and $out.console"
@@ -63,7 +72,7 @@ run_kernel() {
 # ((max - min) / median).
 print_table() {
 	local k
-	echo "bench-read: clock_gettime() cost on a dynamic clock, QEMU TCG (emulated CPU),"
+	echo "bench-read: clock_gettime() cost on a dynamic clock, $mode,"
 	echo "guest --smp $smp, $passes boots per kernel, alternating."
 	echo "TCG figures: compare the two kernels with each other, not with hardware."
 	echo "host: $(nproc) CPUs, load average $load_start at start, $(cut -d' ' -f1 /proc/loadavg) at end."

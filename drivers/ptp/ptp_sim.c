@@ -6,7 +6,7 @@
  * parent of one PTP clock.  Instances come and go at run time, in the style
  * of netdevsim:
  *
- *	echo "ID [MAX_ADJ_PPB]" > /sys/bus/ptp_sim/new_device
+ *	echo "ID [MAX_ADJ_PPB [SLEEPING_READS]]" > /sys/bus/ptp_sim/new_device
  *	echo "ID" > /sys/bus/ptp_sim/del_device
  *
  * The clock is a free-running counter derived from CLOCK_MONOTONIC_RAW:
@@ -18,8 +18,9 @@
  *
  * Reads take no lock: the state is published through a seqcount whose
  * writers hold a raw spinlock with interrupts off, so a clock read is valid
- * in any context but NMI, hard interrupts included, unless the instance's
- * "sleeping_reads" attribute makes every read sleep on purpose.
+ * in any context but NMI, hard interrupts included, unless the instance
+ * was created with SLEEPING_READS 1: then every read sleeps on purpose, as
+ * a read over MDIO or I2C may (attribute "sleeping_reads" tells).
  *
  * debugfs "ptp_sim/ops" counts the driver operations called, and
  * "ptp_sim/late_ops" the ones called on an instance after its
@@ -114,7 +115,8 @@ MODULE_PARM_DESC(defer_free,
  * @dev_ref:	 clock time at @mono_ref, in ns
  * @scaled_ppm:	 frequency offset from nominal, in ppm with a 16-bit
  *		 binary fraction
- * @sleeping_reads: every read sleeps (sysfs attribute "sleeping_reads")
+ * @sleeping_reads: every read sleeps (set at creation; sysfs attribute
+ *		 "sleeping_reads" shows it)
  * @suspended:	 between the instance's suspend and resume callbacks
  * @dead:	 ptp_clock_unregister() has returned; any operation is late
  * @pin:	 the pin "SMA", its function set through the PTP core
@@ -304,7 +306,7 @@ static void ptp_sim_rebase(struct ptp_sim *sim)
 /* A read of a clock behind a slow bus: might_sleep() and sleep. */
 static void ptp_sim_read_delay(struct ptp_sim *sim)
 {
-	if (!READ_ONCE(sim->sleeping_reads))
+	if (!sim->sleeping_reads)
 		return;
 
 	might_sleep();
@@ -696,25 +698,9 @@ static const struct ptp_clock_info ptp_sim_info = {
 static ssize_t sleeping_reads_show(struct device *dev,
 				   struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%d\n", READ_ONCE(dev_to_ptp_sim(dev)->sleeping_reads));
+	return sysfs_emit(buf, "%d\n", dev_to_ptp_sim(dev)->sleeping_reads);
 }
-
-static ssize_t sleeping_reads_store(struct device *dev,
-				    struct device_attribute *attr,
-				    const char *buf, size_t count)
-{
-	bool val;
-	int err;
-
-	err = kstrtobool(buf, &val);
-	if (err)
-		return err;
-
-	WRITE_ONCE(dev_to_ptp_sim(dev)->sleeping_reads, val);
-
-	return count;
-}
-static DEVICE_ATTR_RW(sleeping_reads);
+static DEVICE_ATTR_RO(sleeping_reads);
 
 static struct attribute *ptp_sim_dev_attrs[] = {
 	&dev_attr_sleeping_reads.attr,
@@ -773,7 +759,8 @@ static const struct bus_type ptp_sim_bus;
  * Context: process context, ptp_sim_list_lock held.
  * Return: the new instance, or an ERR_PTR().
  */
-static struct ptp_sim *ptp_sim_create(unsigned int id, s32 max_adj)
+static struct ptp_sim *ptp_sim_create(unsigned int id, s32 max_adj,
+				      bool sleeping_reads)
 {
 	struct ptp_sim *sim;
 	int err;
@@ -790,6 +777,8 @@ static struct ptp_sim *ptp_sim_create(unsigned int id, s32 max_adj)
 
 	sim->info = ptp_sim_info;
 	sim->info.max_adj = max_adj;
+	sim->sleeping_reads = sleeping_reads;
+	sim->info.atomic_gettime = !sleeping_reads;
 	strscpy(sim->pin.name, "SMA");
 	sim->info.pin_config = &sim->pin;
 	hrtimer_init(&sim->perout, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
@@ -865,12 +854,13 @@ static struct ptp_sim *ptp_sim_find(unsigned int id)
 static ssize_t new_device_store(const struct bus_type *bus, const char *buf,
 				size_t count)
 {
-	unsigned int id, max_adj = PTP_SIM_DEFAULT_MAX_ADJ_PPB;
+	unsigned int id, max_adj = PTP_SIM_DEFAULT_MAX_ADJ_PPB, sleeping = 0;
 	struct ptp_sim *sim;
 
-	if (sscanf(buf, "%u %u", &id, &max_adj) < 1 ||
-	    id > PTP_SIM_ID_MAX || max_adj > PTP_SIM_MAX_ADJ_LIMIT_PPB) {
-		pr_err("ptp_sim: new_device takes \"ID [MAX_ADJ_PPB]\", ID <= %u, MAX_ADJ_PPB <= %u\n",
+	if (sscanf(buf, "%u %u %u", &id, &max_adj, &sleeping) < 1 ||
+	    id > PTP_SIM_ID_MAX || max_adj > PTP_SIM_MAX_ADJ_LIMIT_PPB ||
+	    sleeping > 1) {
+		pr_err("ptp_sim: new_device takes \"ID [MAX_ADJ_PPB [SLEEPING_READS]]\", ID <= %u, MAX_ADJ_PPB <= %u, SLEEPING_READS 0 or 1\n",
 		       PTP_SIM_ID_MAX, PTP_SIM_MAX_ADJ_LIMIT_PPB);
 		return -EINVAL;
 	}
@@ -881,7 +871,7 @@ static ssize_t new_device_store(const struct bus_type *bus, const char *buf,
 	if (ptp_sim_find(id))
 		return -EEXIST;
 
-	sim = ptp_sim_create(id, max_adj);
+	sim = ptp_sim_create(id, max_adj, sleeping);
 	if (IS_ERR(sim))
 		return PTR_ERR(sim);
 	list_add_tail(&sim->list, &ptp_sim_list);

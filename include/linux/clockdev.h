@@ -98,9 +98,11 @@ struct clock_device_operations {
  * @lock:        Protects everything below except @expiry_lock; irq-safe.
  * @queue:       Armed timers, by expiry in device time.
  * @unanchored:  Relative timers waiting for the next read of the clock.
- * @hrtimer:     CLOCK_BOOTTIME timer: when to read the clock next.
+ * @hrtimer:     CLOCK_BOOTTIME timer: when to read the clock next.  On a
+ *               clock with reads_atomic it reads the clock and expires
+ *               timers itself, but during steps and suspend.
  * @work:        Reads the clock and expires timers, in process context.
- * @expiry_lock: Held while expiry callbacks run.
+ * @expiry_lock: Held, with interrupts disabled, while expiry callbacks run.
  * @step_mutex:  Taken by the worker around a read and its consequences,
  *               and across known steps: the two never overlap.
  * @running:     The timer whose callback runs.
@@ -132,6 +134,8 @@ struct clock_device_operations {
  * @step_gen:    Counts the steps reported to cancel-on-step timers.
  * @step_seq:    Counts steps, so that a read racing with one is dropped.
  * @stepping:    Steps under way: the worker does not read meanwhile.
+ * @looking:     The worker or the hrtimer is between a read and the
+ *               update of the mapping from it: the other waits.
  * @shutdown:    The clock is gone: nothing can be armed any more.
  *
  * The worker's reads and its expiry decisions are traced
@@ -163,6 +167,7 @@ struct clockdev_timer_base {
 	bool resumed;
 	bool stepped;
 	bool step_event;
+	bool looking;
 	bool shutdown;
 	unsigned int step_seq;
 	unsigned int step_gen;
@@ -202,6 +207,11 @@ struct clockdev_timer_base {
  * @free_now: Set by clockdev_unregister() when it drops the last
  *           reference, having waited for that grace period: the clock is
  *           freed before unregister returns.
+ * @reads_atomic: Set by the driver before clockdev_register() when
+ *           @ops->clock_gettime and @ops->clock_getres never sleep (a
+ *           register read under a spinlock): the core then calls them
+ *           under rcu_read_lock() instead of @srcu, and may call
+ *           @ops->clock_gettime with interrupts disabled.
  *
  * A driver embeds a struct clock_device in its own object and finds it
  * back with container_of().  After clockdev_unregister() returns the
@@ -223,6 +233,7 @@ struct clock_device {
 	struct clockdev_timer_base timers;
 	struct rcu_work free_rwork;
 	bool free_now;
+	bool reads_atomic;
 };
 
 /**

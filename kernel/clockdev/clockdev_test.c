@@ -506,24 +506,27 @@ static u64 rate_clock_now(struct rate_clock *rc)
 static int rate_clock_gettime(struct clock_device *cd, struct timespec64 *ts)
 {
 	struct rate_clock *rc = to_rate_clock(cd);
-
 	unsigned int ms = READ_ONCE(rc->read_ms);
+
+	unsigned long flags;
 
 	atomic_inc(&rc->reads);
 	if (ms)
 		msleep(ms);
-	spin_lock_irq(&rc->lock);
+	spin_lock_irqsave(&rc->lock, flags);
 	*ts = ns_to_timespec64(rate_clock_now(rc));
-	spin_unlock_irq(&rc->lock);
+	spin_unlock_irqrestore(&rc->lock, flags);
 	return 0;
 }
 
 /* Moves the clock by @step ns, behind the core's back. */
 static void rate_clock_jump(struct rate_clock *rc, s64 step)
 {
-	spin_lock_irq(&rc->lock);
+	unsigned long flags;
+
+	spin_lock_irqsave(&rc->lock, flags);
 	rc->off += step;
-	spin_unlock_irq(&rc->lock);
+	spin_unlock_irqrestore(&rc->lock, flags);
 }
 
 static const struct clock_device_operations rate_clock_ops = {
@@ -536,9 +539,26 @@ static void rate_clock_free(struct clock_device *cd)
 	kfree(to_rate_clock(cd));
 }
 
+/*
+ * Tests run twice where the parameter says: on a clock whose reads may
+ * sleep (the worker reads it) and on one with reads_atomic (the hrtimer
+ * reads it and expires timers).
+ */
+static const bool rate_clock_atomic[] = { false, true };
+
+static void rate_clock_atomic_desc(const bool *atomic, char *desc)
+{
+	strscpy(desc, *atomic ? "reads_atomic" : "sleeping reads",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rate_clock_atomic, rate_clock_atomic, rate_clock_atomic_desc);
+
 static struct rate_clock *rate_clock_create(struct kunit *test, u64 off,
 					    u64 num, u64 den)
 {
+	const bool *atomic = test->param_value;
+
 	int id = atomic_inc_return(&test_clock_ids);
 	struct rate_clock *rc;
 
@@ -553,6 +573,7 @@ static struct rate_clock *rate_clock_create(struct kunit *test, u64 off,
 	KUNIT_ASSERT_EQ(test, clockdev_init(&rc->cd, &rate_clock_ops,
 					    rate_clock_free), 0);
 	dev_set_name(&rc->cd.dev, "clockdev-kunit%d", id);
+	rc->cd.reads_atomic = atomic && *atomic;
 	if (clockdev_register(&rc->cd)) {
 		put_device(&rc->cd.dev);
 		KUNIT_FAIL_AND_ABORT(test, "clockdev_register failed");
@@ -702,8 +723,12 @@ static struct kunit_case clockdev_test_cases[] = {
 	KUNIT_CASE(clockdev_test_refcount),
 	KUNIT_CASE(clockdev_test_unregister_waits),
 	KUNIT_CASE(clockdev_test_alarm_reach),
-	KUNIT_CASE_SLOW(clockdev_test_backward_read),
-	KUNIT_CASE_SLOW(clockdev_test_huge_relative),
+	KUNIT_CASE_PARAM_ATTR(clockdev_test_backward_read,
+			      rate_clock_atomic_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_PARAM_ATTR(clockdev_test_huge_relative,
+			      rate_clock_atomic_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_SLOW(clockdev_test_slow_read),
 	{}
 };

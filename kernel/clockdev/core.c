@@ -170,7 +170,7 @@ static int clockdev_release(struct inode *inode, struct file *fp)
 	return err;
 }
 
-static const struct file_operations clockdev_fops = {
+const struct file_operations clockdev_fops = {
 	.owner		= THIS_MODULE,
 	.read		= clockdev_read,
 	.poll		= clockdev_poll,
@@ -179,25 +179,7 @@ static const struct file_operations clockdev_fops = {
 	.open		= clockdev_open,
 	.release	= clockdev_release,
 };
-
-/**
- * clockdev_from_file() - the clock behind a file, if it is a clock's file
- * @fp: Any file.
- *
- * Return: the clock, or NULL when @fp is not an open clock device.  The
- * clock stays allocated as long as the caller holds @fp.
- */
-struct clock_device *clockdev_from_file(struct file *fp)
-{
-	struct clock_device_context *ctx;
-
-	if (fp->f_op != &clockdev_fops)
-		return NULL;
-	ctx = file_context(fp);
-
-	return ctx ? ctx->cd : NULL;
-}
-EXPORT_SYMBOL_IF_KUNIT(clockdev_from_file);
+EXPORT_SYMBOL_IF_KUNIT(clockdev_fops);
 
 /**
  * clockdev_get_by_serial() - find a registered clock by serial number
@@ -381,6 +363,8 @@ EXPORT_SYMBOL_GPL(clockdev_register);
  */
 void clockdev_unregister(struct clock_device *cd)
 {
+	bool last;
+
 	might_sleep();
 
 	cdev_device_del(&cd->cdev, &cd->dev);
@@ -396,11 +380,13 @@ void clockdev_unregister(struct clock_device *cd)
 	 * every operation are closed.  If ours is the last one, free the
 	 * clock before returning, so that the driver's module may go at
 	 * once; after a grace period, for timer code still looking at it.
+	 * Reads of a clock with @reads_atomic run under rcu_read_lock():
+	 * the same grace period waits for them.
 	 */
-	if (kref_read(&cd->dev.kobj.kref) == 1) {
+	last = kref_read(&cd->dev.kobj.kref) == 1;
+	if (last || cd->reads_atomic)
 		synchronize_rcu();
-		cd->free_now = true;
-	}
+	cd->free_now = last;
 	put_device(&cd->dev);
 }
 EXPORT_SYMBOL_GPL(clockdev_unregister);

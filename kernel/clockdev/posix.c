@@ -24,12 +24,13 @@
 
 /**
  * struct clockdev_call - a clock in use through a clockid
- * @fp:  The file the clockid names; held for the call.
+ * @f:   The file the clockid names, from fdget(): held for the call, without
+ *       touching its reference count unless the file table is shared.
  * @cd:  Its clock.
  * @idx: SRCU read-side index: the call runs inside the clock's section.
  */
 struct clockdev_call {
-	struct file *fp;
+	struct fd f;
 	struct clock_device *cd;
 	int idx;
 };
@@ -38,11 +39,11 @@ static int clockdev_call_begin(const clockid_t id, struct clockdev_call *call)
 {
 	int err;
 
-	call->fp = fget(clockid_to_fd(id));
-	if (!call->fp)
+	call->f = fdget(clockid_to_fd(id));
+	if (fd_empty(call->f))
 		return -EINVAL;
 
-	call->cd = clockdev_from_file(call->fp);
+	call->cd = clockdev_from_file(fd_file(call->f));
 	if (!call->cd) {
 		err = -EINVAL;
 		goto out_put_file;
@@ -55,19 +56,19 @@ static int clockdev_call_begin(const clockid_t id, struct clockdev_call *call)
 	return 0;
 
 out_put_file:
-	fput(call->fp);
+	fdput(call->f);
 	return err;
 }
 
 static void clockdev_call_end(struct clockdev_call *call)
 {
 	clockdev_exit(call->cd, call->idx);
-	fput(call->fp);
+	fdput(call->f);
 }
 
 static bool clockdev_call_writable(struct clockdev_call *call)
 {
-	return call->fp->f_mode & FMODE_WRITE;
+	return fd_file(call->f)->f_mode & FMODE_WRITE;
 }
 
 /**
@@ -148,42 +149,52 @@ bool clockdev_gone(struct clock_device *cd)
 	return !clockdev_alive(cd);
 }
 
-static int clockdev_clock_getres(const clockid_t id, struct timespec64 *ts)
+/*
+ * Call clock_gettime (@gettime) or clock_getres of the clock @id names.
+ * A clock whose reads do not sleep is read under rcu_read_lock(), which
+ * has no barrier and writes no cache line that the clock's other readers
+ * share; clockdev_unregister() waits for a grace period after marking it
+ * dead.  Other clocks are read inside their SRCU section.
+ */
+static __always_inline int clockdev_clock_read(const clockid_t id,
+					       struct timespec64 *ts,
+					       bool gettime)
 {
-	struct clockdev_call call;
-	int err;
+	CLASS(fd, f)(clockid_to_fd(id));
+	int (*op)(struct clock_device *cd, struct timespec64 *ts);
+	struct clock_device *cd;
+	int err, idx;
 
-	err = clockdev_call_begin(id, &call);
-	if (err)
-		return err;
+	if (fd_empty(f))
+		return -EINVAL;
+	cd = clockdev_from_file(fd_file(f));
+	if (!cd)
+		return -EINVAL;
 
-	if (call.cd->ops->clock_getres)
-		err = call.cd->ops->clock_getres(call.cd, ts);
-	else
-		err = -EOPNOTSUPP;
+	op = gettime ? cd->ops->clock_gettime : cd->ops->clock_getres;
+	if (cd->reads_atomic) {
+		guard(rcu)();
+		if (unlikely(READ_ONCE(cd->dead)))
+			return -ENODEV;
+		return op ? op(cd, ts) : -EOPNOTSUPP;
+	}
 
-	clockdev_call_end(&call);
+	if (clockdev_enter(cd, &idx))
+		return -ENODEV;
+	err = op ? op(cd, ts) : -EOPNOTSUPP;
+	clockdev_exit(cd, idx);
 
 	return err;
 }
 
+static int clockdev_clock_getres(const clockid_t id, struct timespec64 *ts)
+{
+	return clockdev_clock_read(id, ts, false);
+}
+
 static int clockdev_clock_gettime(const clockid_t id, struct timespec64 *ts)
 {
-	struct clockdev_call call;
-	int err;
-
-	err = clockdev_call_begin(id, &call);
-	if (err)
-		return err;
-
-	if (call.cd->ops->clock_gettime)
-		err = call.cd->ops->clock_gettime(call.cd, ts);
-	else
-		err = -EOPNOTSUPP;
-
-	clockdev_call_end(&call);
-
-	return err;
+	return clockdev_clock_read(id, ts, true);
 }
 
 /*

@@ -4,11 +4,15 @@
  *
  * Every clock has one queue of timers, ordered by expiry in the clock's
  * own time, and one hrtimer on CLOCK_BOOTTIME that says when to look at
- * the clock next.  Only a worker, in process context, reads the clock: the
+ * the clock next.  A worker, in process context, reads the clock: the
  * driver's read may sleep, and the posix-timer and timerfd paths run with
- * interrupts disabled.  The worker decides expiry by comparing the time it
- * read with the expiry, so a timer never expires before the clock reached
- * it.  Between reads, the worker keeps a mapping from boot time to device
+ * interrupts disabled.  When the driver says that its reads do not sleep
+ * (cd->reads_atomic: a register read under a spinlock), the hrtimer reads
+ * the clock and expires timers itself, as it would a CLOCK_MONOTONIC
+ * timer, with no worker to wake up; during a step and a suspend it still
+ * leaves that to the worker.  The worker decides expiry by comparing the
+ * time it read with the expiry, so a timer never expires before the clock
+ * reached it.  Between reads, the worker keeps a mapping from boot time to device
  * time (the last read and the rate between the last two reads) and uses it
  * to predict when the next timer is due.  It wakes up a little before the
  * prediction (7/8 of the remaining time while that is above
@@ -26,8 +30,9 @@
  *
  * A relative timer armed soon after a read (CLOCKDEV_ANCHOR_MAX_AGE) starts
  * from the prediction, which runs ahead of the clock, plus a margin for a
- * rate error of 2000 ppm since that read; otherwise it waits for the worker
- * to anchor it on the next read.  Either way it is never early.
+ * rate error of 2000 ppm since that read; otherwise it waits for the next
+ * read to anchor it (at once from the hrtimer on a clock with
+ * reads_atomic).  Either way it is never early.
  * When the clock is stepped (clock_settime, clock_adjtime, or a driver's
  * clockdev_time_changed()), the worker re-reads it at once: absolute
  * timers whose expiry was passed fire, and relative ones are moved by the
@@ -64,11 +69,11 @@
  * that are held around it are: on PREEMPT_RT all of them sleep, and the
  * functions below are not for hard interrupt context or raw spinlocks
  * there (drivers' interrupt handlers are threads on PREEMPT_RT; the
- * core's own hrtimer only queues the worker).  base->expiry_lock is held
- * by the worker while it runs expiry callbacks, so
- * clockdev_timer_wait_running() can wait for them.  Callbacks run in
- * process context with expiry_lock held: they must not sleep.  They may
- * re-queue their timer.
+ * core's own hrtimer is not HRTIMER_MODE_HARD, so it expires in softirq
+ * context there).  base->expiry_lock is held, with interrupts disabled,
+ * while expiry callbacks run, so clockdev_timer_wait_running() can wait for
+ * them.  Callbacks run from the worker or from the hrtimer, with
+ * expiry_lock held: they must not sleep.  They may re-queue their timer.
  */
 #include <linux/bits.h>
 #include <linux/clockdev.h>
@@ -256,7 +261,11 @@ static void clockdev_timer_program(struct clockdev_timer_base *base,
 		return;
 	}
 	if (!list_empty(&base->unanchored) || !base->ref_valid) {
-		clockdev_timer_kick(base);
+		/* A clock whose reads do not sleep is read by the hrtimer. */
+		if (base_to_cd(base)->reads_atomic && !clockdev_ticked(base))
+			clockdev_timer_wake_in(base, 0);
+		else
+			clockdev_timer_kick(base);
 		return;
 	}
 	next = timerqueue_getnext(&base->queue);
@@ -290,12 +299,16 @@ static void clockdev_timer_program(struct clockdev_timer_base *base,
 	clockdev_timer_wake_in(base, delay);
 }
 
+static bool clockdev_timer_look(struct clockdev_timer_base *base, bool atomic);
+
 static enum hrtimer_restart clockdev_timer_hrtimer_fn(struct hrtimer *hr)
 {
 	struct clockdev_timer_base *base =
 		container_of(hr, struct clockdev_timer_base, hrtimer);
 
-	clockdev_timer_kick(base);
+	if (!base_to_cd(base)->reads_atomic || clockdev_ticked(base) ||
+	    !clockdev_timer_look(base, true))
+		clockdev_timer_kick(base);
 	return HRTIMER_NORESTART;
 }
 
@@ -396,7 +409,8 @@ static bool clockdev_timer_update_ref(struct clockdev_timer_base *base,
 
 /*
  * Report a step to the timers that asked for it, disarming them.  Holds
- * base->lock and base->expiry_lock; drops and retakes base->lock.
+ * base->expiry_lock, interrupts disabled, and base->lock; drops and
+ * retakes base->lock.
  */
 static void clockdev_timer_cancel_stepped(struct clockdev_timer_base *base,
 					  u64 dev_now)
@@ -418,11 +432,11 @@ restart:
 		timerqueue_del(&base->queue, &t->node);
 		t->state = CLOCKDEV_TIMER_RUNNING;
 		base->running = t;
-		spin_unlock_irq(&base->lock);
+		spin_unlock(&base->lock);
 
 		t->function(t, dev_now, CLOCKDEV_TIMER_STEPPED);
 
-		spin_lock_irq(&base->lock);
+		spin_lock(&base->lock);
 		base->running = NULL;
 		if (t->state == CLOCKDEV_TIMER_RUNNING)
 			clockdev_timer_enqueue(base, t);
@@ -462,33 +476,65 @@ static void clockdev_timer_set_alarm(struct clock_device *cd,
 	}
 }
 
-static void clockdev_timer_work(struct work_struct *work)
+/*
+ * Read the clock, expire what is due, and program the next look: the
+ * worker's job.  The hrtimer does it itself (@atomic) for a clock whose
+ * reads do not sleep, but leaves it to the worker (returns false) during a
+ * step and during suspend, so that a step is accounted for once and the
+ * clock is not read while its device sleeps: a clock without an alarm is
+ * then read only by its worker, which freezes.
+ */
+static bool clockdev_timer_look(struct clockdev_timer_base *base, bool atomic)
 {
-	struct clockdev_timer_base *base =
-		container_of(work, struct clockdev_timer_base, work);
-	struct clock_device *cd = container_of(base, struct clock_device, timers);
+	struct clock_device *cd = base_to_cd(base);
 	struct timerqueue_node *node;
 	struct clockdev_timer *t, *tmp;
 	struct timespec64 ts;
 	bool stepped, step_event;
+	unsigned long flags;
 	unsigned int seq;
 	u64 dev_now;
 	int err, idx;
 	ktime_t b0, b1;
 
-	if (clockdev_enter(cd, &idx))
-		return;
-	/* Known steps wait for this read and what follows from it. */
-	mutex_lock(&base->step_mutex);
-	spin_lock_irq(&base->lock);
+	if (atomic) {
+		/* unregister cancels the hrtimer before the clock goes. */
+		if (READ_ONCE(clockdev_pm_transition) || READ_ONCE(cd->dead))
+			return false;
+	} else {
+		if (clockdev_enter(cd, &idx))
+			return true;
+		/* Known steps wait for this read and what follows from it. */
+		mutex_lock(&base->step_mutex);
+	}
+	spin_lock_irqsave(&base->lock, flags);
+	if (atomic && (base->looking || base->stepping || base->stepped ||
+		       base->step_event)) {
+		spin_unlock_irqrestore(&base->lock, flags);
+		return false;
+	}
+	/*
+	 * One look at a time from a read to the mapping it updates, lest an
+	 * earlier read come second and look like a step back.  The worker
+	 * waits for the hrtimer's look, which does not sleep; its own look
+	 * programs the hrtimer again.
+	 */
+	while (base->looking) {
+		spin_unlock_irqrestore(&base->lock, flags);
+		hrtimer_cancel(&base->hrtimer);
+		spin_lock_irqsave(&base->lock, flags);
+	}
+	base->looking = true;
 	seq = base->step_seq;
-	spin_unlock_irq(&base->lock);
+	spin_unlock_irqrestore(&base->lock, flags);
 	b0 = ktime_get_boottime();
 	err = cd->ops->clock_gettime(cd, &ts);
 	b1 = ktime_get_boottime();
-	clockdev_exit(cd, idx);
+	if (!atomic)
+		clockdev_exit(cd, idx);
 
-	spin_lock_irq(&base->lock);
+	spin_lock_irqsave(&base->lock, flags);
+	base->looking = false;
 	if (trace_clockdev_timer_read_enabled())
 		trace_clockdev_timer_read(cd, b0,
 					  err ? 0 : timespec64_to_ns(&ts),
@@ -496,10 +542,9 @@ static void clockdev_timer_work(struct work_struct *work)
 					  clockdev_predict(base, b0) : 0, err);
 	if (seq != base->step_seq) {
 		/* A driver's step while we read: the read may predate it. */
-		clockdev_timer_kick(base);
-		spin_unlock_irq(&base->lock);
-		mutex_unlock(&base->step_mutex);
-		return;
+		if (!base->shutdown)
+			clockdev_timer_kick(base);
+		goto out_unlock;
 	}
 	if (err) {
 		/*
@@ -513,9 +558,7 @@ static void clockdev_timer_work(struct work_struct *work)
 		if (!base->shutdown && (timerqueue_getnext(&base->queue) ||
 					!list_empty(&base->unanchored)))
 			clockdev_timer_wake_in(base, base->backoff);
-		spin_unlock_irq(&base->lock);
-		mutex_unlock(&base->step_mutex);
-		return;
+		goto out_unlock;
 	}
 	dev_now = timespec64_to_ns(&ts);
 	stepped = base->stepped;
@@ -537,10 +580,14 @@ static void clockdev_timer_work(struct work_struct *work)
 						   clockdev_anchor_delay(base, t->delay));
 		clockdev_timer_enqueue(base, t);
 	}
-	spin_unlock_irq(&base->lock);
+	spin_unlock_irqrestore(&base->lock, flags);
 
-	spin_lock(&base->expiry_lock);
-	spin_lock_irq(&base->lock);
+	/*
+	 * Callbacks run with interrupts disabled, from the worker as from
+	 * the hrtimer, so that expiry_lock is the same lock in both.
+	 */
+	spin_lock_irqsave(&base->expiry_lock, flags);
+	spin_lock(&base->lock);
 	if (step_event)
 		clockdev_timer_cancel_stepped(base, dev_now);
 	/* A step while the lock was dropped makes @dev_now stale: stop. */
@@ -552,11 +599,11 @@ static void clockdev_timer_work(struct work_struct *work)
 		t->state = CLOCKDEV_TIMER_RUNNING;
 		base->running = t;
 		trace_clockdev_timer_expire(cd, node->expires, dev_now);
-		spin_unlock_irq(&base->lock);
+		spin_unlock(&base->lock);
 
 		t->function(t, dev_now, CLOCKDEV_TIMER_EXPIRED);
 
-		spin_lock_irq(&base->lock);
+		spin_lock(&base->lock);
 		base->running = NULL;
 		if (t->state == CLOCKDEV_TIMER_RUNNING)
 			t->state = CLOCKDEV_TIMER_IDLE;
@@ -565,11 +612,24 @@ static void clockdev_timer_work(struct work_struct *work)
 		clockdev_timer_program(base, true, dev_now);
 	else if (!base->shutdown)
 		clockdev_timer_kick(base);
-	spin_unlock_irq(&base->lock);
-	spin_unlock(&base->expiry_lock);
+	spin_unlock(&base->lock);
+	spin_unlock_irqrestore(&base->expiry_lock, flags);
 	if (clockdev_has_alarm(base))
 		clockdev_timer_set_alarm(cd, base);
-	mutex_unlock(&base->step_mutex);
+	goto out;
+
+out_unlock:
+	spin_unlock_irqrestore(&base->lock, flags);
+out:
+	if (!atomic)
+		mutex_unlock(&base->step_mutex);
+	return true;
+}
+
+static void clockdev_timer_work(struct work_struct *work)
+{
+	clockdev_timer_look(container_of(work, struct clockdev_timer_base,
+					 work), false);
 }
 
 /**
@@ -759,8 +819,8 @@ void clockdev_timer_wait_running(struct clockdev_timer *t)
 {
 	struct clockdev_timer_base *base = &t->cd->timers;
 
-	spin_lock(&base->expiry_lock);
-	spin_unlock(&base->expiry_lock);
+	spin_lock_irq(&base->expiry_lock);
+	spin_unlock_irq(&base->expiry_lock);
 }
 EXPORT_SYMBOL_GPL(clockdev_timer_wait_running);
 
@@ -1160,8 +1220,8 @@ void clockdev_timers_shutdown(struct clock_device *cd)
 	hrtimer_cancel(&base->hrtimer);
 	cancel_work_sync(&base->work);
 
-	spin_lock(&base->expiry_lock);
-	spin_lock_irq(&base->lock);
+	spin_lock_irq(&base->expiry_lock);
+	spin_lock(&base->lock);
 	for (;;) {
 		node = timerqueue_getnext(&base->queue);
 		if (node) {
@@ -1176,16 +1236,16 @@ void clockdev_timers_shutdown(struct clock_device *cd)
 		}
 		t->state = CLOCKDEV_TIMER_RUNNING;
 		base->running = t;
-		spin_unlock_irq(&base->lock);
+		spin_unlock(&base->lock);
 
 		t->function(t, 0, CLOCKDEV_TIMER_GONE);
 
-		spin_lock_irq(&base->lock);
+		spin_lock(&base->lock);
 		base->running = NULL;
 		t->state = CLOCKDEV_TIMER_IDLE;
 	}
-	spin_unlock_irq(&base->lock);
-	spin_unlock(&base->expiry_lock);
+	spin_unlock(&base->lock);
+	spin_unlock_irq(&base->expiry_lock);
 }
 
 /* After resume: read the clock again before trusting its mapping. */

@@ -126,24 +126,22 @@ check_ops_counted() {
 	[ $((after - before)) -eq 1 ]
 }
 
-# check_sleeping_reads ID DEV: each PTP_SYS_OFFSET sample brackets one read,
-# which now sleeps at least 20 us.
+# check_sleeping_reads ID DEV: ID was created with SLEEPING_READS 1: each
+# PTP_SYS_OFFSET sample brackets one read, which sleeps at least 20 us.
 check_sleeping_reads() {
-	echo 1 > $BUS/devices/ptp_sim$1/sleeping_reads || return 1
 	[ "$(cat $BUS/devices/ptp_sim$1/sleeping_reads)" = 1 ] || return 1
 	$TESTPTP -d "$2" -k 10 > $tmp/k || return 1
-	echo 0 > $BUS/devices/ptp_sim$1/sleeping_reads
 	awk '/clock time delay/ { n++; if ($(NF - 1) < 20000) short++
 	       print "delay " $(NF - 1) " ns" }
 	     END { exit n != 10 || short }' $tmp/k
 }
 
 # check_del_under_load ID DEV: a phc_ctl holding DEV open and three loops
-# of testptp runs keep reading (slowly: sleeping_reads) while ID is deleted.
+# of testptp runs keep reading (slowly: ID has sleeping_reads) while ID is
+# deleted.
 # phc_ctl must see ENODEV; each testptp loop ends with ENODEV or, if it was
 # between two runs, ENOENT from open(); late_ops stays 0.
 check_del_under_load() {
-	echo 1 > $BUS/devices/ptp_sim$1/sleeping_reads
 	gets=
 	i=0
 	while [ $i -lt 20 ]; do gets="$gets get wait 0.1"; i=$((i + 1)); done
@@ -187,7 +185,8 @@ check_rmmod_with_open_file() {
 }
 
 check "ptp_sim: new_device $A" sh -c "echo $A > $BUS/new_device"
-check "ptp_sim: new_device '$B 20000000'" sh -c "echo '$B 20000000' > $BUS/new_device"
+check "ptp_sim: new_device '$B 20000000 1' (sleeping reads)" \
+	sh -c "echo '$B 20000000 1' > $BUS/new_device"
 devA=$(ptp_dev $A) devB=$(ptp_dev $B)
 ptpA=${devA#/dev/} ptpB=${devB#/dev/}
 echo "# ptp_sim$A is $devA, ptp_sim$B is $devB"
@@ -205,8 +204,11 @@ check "ptp_sim: new_device with MAX_ADJ_PPB > 32000000 fails with EINVAL" \
 	expect_write_error $BUS/new_device "$C 32000001" "Invalid argument"
 check "ptp_sim: del_device of an unknown ID fails with ENOENT" \
 	expect_write_error $BUS/del_device $C "No such file"
-check "ptp_sim: sleeping_reads accepts only a boolean" \
-	expect_write_error $BUS/devices/ptp_sim$A/sleeping_reads 2 "Invalid argument"
+check "ptp_sim: new_device with SLEEPING_READS 2 fails with EINVAL" \
+	expect_write_error $BUS/new_device "$C 10000000 2" "Invalid argument"
+check "ptp_sim: sleeping_reads shows how each was created (0, 1)" sh -c \
+	"[ \$(cat $BUS/devices/ptp_sim$A/sleeping_reads) = 0 ] &&
+	 [ \$(cat $BUS/devices/ptp_sim$B/sleeping_reads) = 1 ]"
 
 check "ptp_sim: phc_ctl set 1000000, get" sh -c \
 	"phc_ctl $devA set 1000000 get | grep -E 'clock time is 1000000\.'"
@@ -243,7 +245,7 @@ check "ptp_sim: no step back when the frequency flips" \
 check "ptp_sim: reads stay ordered while adjfine runs" \
 	check_reads_ordered_under_adjfine $devA
 check "ptp_sim: sleeping_reads makes each read take >= 20 us" \
-	check_sleeping_reads $A $devA
+	check_sleeping_reads $B $devB
 
 if [ -w $DEFER ]; then
 	defer_was=$(cat $DEFER)

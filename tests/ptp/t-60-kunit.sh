@@ -17,6 +17,17 @@ if [ ! -r $results ]; then
 	exit 0
 fi
 cat $results
-# Indented lines are the cases; the unindented one is the suite.
-sed -n 's/^[[:space:]]\{1,\}\(not ok\|ok\) [0-9]\{1,\} \(.*\)$/\1 - kunit: clockdev: \2/p' $results
+# Indented lines are the cases; the unindented one is the suite.  The
+# results of a parameterised case are indented further, under their own
+# "# Subtest: CASE" line: they are named "CASE: PARAMETER".
+awk '
+function indent() { return match($0, /[^[:space:]]/) }
+/^[[:space:]]+# Subtest: / { name[indent()] = $NF; next }
+/^[[:space:]]+(not ok|ok) [0-9]+ / {
+	i = indent(); line = substr($0, i)
+	res = line ~ /^not ok/ ? "not ok" : "ok"
+	sub(/^(not ok|ok) [0-9]+ /, "", line)
+	pre = (i in name) && name[i] != "clockdev" ? name[i] ": " : ""
+	print res " - kunit: clockdev: " pre line
+}' $results
 rmmod clockdev_test

@@ -111,7 +111,9 @@ static int make_ptp_sim(struct test_clock *c, bool sleeping, char *why,
 		return -ENOENT;
 	}
 	c->id = instance_id();
-	err = write_file(PTP_SIM_BUS "/new_device", "%d", c->id);
+	/* "ID MAX_ADJ_PPB SLEEPING_READS"; 10000000 is ptp_sim's default. */
+	err = write_file(PTP_SIM_BUS "/new_device", "%d 10000000 %d", c->id,
+			 sleeping);
 	if (err) {
 		snprintf(why, len, "ptp_sim new_device %d: %s", c->id,
 			 errname(-err));
@@ -119,17 +121,6 @@ static int make_ptp_sim(struct test_clock *c, bool sleeping, char *why,
 		return err;
 	}
 	snprintf(dir, sizeof(dir), PTP_SIM_BUS "/devices/ptp_sim%d", c->id);
-	if (sleeping) {
-		char attr[160];
-
-		snprintf(attr, sizeof(attr), "%s/sleeping_reads", dir);
-		err = write_file(attr, "1");
-		if (err) {
-			snprintf(why, len, "ptp_sim sleeping_reads: %s",
-				 errname(-err));
-			return err;
-		}
-	}
 	strcat(dir, "/ptp");
 	err = only_entry(dir, "ptp", c->node, sizeof(c->node));
 	if (err)
