@@ -8,7 +8,7 @@
 S := scripts
 export CACHE OUT TESTS KERNELS NO_MAINLINE
 
-.PHONY: help deps tree series series-fold series-export check-each check-rt check-debug check-link kernels kernel-% initramfs-% check demo bench-read bench-timers soak clean
+.PHONY: help deps tree series series-fold series-export check-each check-rt check-debug check-link kernels kernel-% initramfs-% check demo bench bench-read bench-timers soak clean
 
 help:
 	@echo "clockdev targets:"
@@ -30,6 +30,7 @@ help:
 	@echo "    (TESTS=\"word ...\" runs the guest tests whose name holds a word, KERNELS=\"...\" picks"
 	@echo "     the kernels under test; results stay in out/runs/, out/SUITE is the latest)"
 	@echo "  make demo            boot the patched kernel, show its clocks, draw out/demo/*.png (gnuplot)"
+	@echo "  make bench           one table and pictures: dispatch, scaling, timers, mapping, teardown (~40 min)"
 	@echo "  make bench-read      clock_gettime cost on a PHC fd clock, mainline vs patched (TCG)"
 	@echo "  make bench-timers    timer and sleep lateness on a ptp_sim clock vs CLOCK_MONOTONIC (TCG)"
 	@echo "  make clean           remove out/ (the cache stays)"
@@ -89,6 +90,9 @@ soak: tree
 
 demo: kernel-patched
 	@$(S)/demo.sh
+
+bench: kernel-patched kernel-mainline
+	@$(S)/bench.sh
 
 bench-read:
 	@$(S)/bench-read.sh

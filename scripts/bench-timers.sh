@@ -1,25 +1,30 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # bench-timers.sh: the body of 'make bench-timers'.  Boots KIND once and runs
-# timer_latency (tools/testing/selftests/clockdev) on a ptp_sim clock: the
-# lateness of one-shot timers, periodic timers, clock_nanosleep() and timerfd
-# at 0 and +-PPM of frequency offset, side by side with the same on
-# CLOCK_MONOTONIC, then of a probe timer with N background timers armed on
-# the same clock.  Prints the table
-# and keeps it in $OUT/bench-timers/table.txt (the console beside it).
+# timer_latency (tools/testing/selftests/clockdev) on each clock of CLOCKS:
+# the lateness of one-shot timers (absolute and relative), periodic timers,
+# clock_nanosleep() and timerfd at 0 and +-PPM of frequency offset, side by
+# side with the same on CLOCK_MONOTONIC interleaved with them, then of a
+# probe timer with N background timers armed on the same clock.  Prints the
+# tables and keeps them in $OUT/bench-timers/table.txt (the console beside).
+# CLOCKS (-c, comma-separated): sim (ptp_sim, whose reads do not sleep: its
+# timers expire from the core's hrtimer), sim-sleeping (ptp_sim created with
+# SLEEPING_READS: a worker reads it), mock (netdevsim's mock PHC).
 # The figures are QEMU TCG ones: compare the clocks with each other only.
-# usage: bench-timers.sh [-k KIND] [-n SAMPLES] [-b N,...] [-p PPM]
+# usage: bench-timers.sh [-k KIND] [-c CLOCKS] [-n SAMPLES] [-b N,...] [-p PPM]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kind=patched
 mem=1024
+clocks=sim
 bench_args=()
-while getopts k:n:b:p: opt; do
+while getopts k:c:n:b:p: opt; do
 	case $opt in
 	k) kind=$OPTARG ;;
+	c) clocks=$OPTARG ;;
 	n|b|p) bench_args+=("-$opt" "$OPTARG") ;;
-	*) die "usage: bench-timers.sh [-k KIND] [-n SAMPLES] [-b N,...] [-p PPM]" ;;
+	*) die "usage: bench-timers.sh [-k KIND] [-c CLOCKS] [-n SAMPLES] [-b N,...] [-p PPM]" ;;
 	esac
 done
 
@@ -32,16 +37,36 @@ rm -rf "$res"; mkdir -p "$res"
 # the guest image with the clockdev selftests, scripts/initramfs.sh).
 build_payload() {
 	cat > "$payload/bench.sh" <<'EOF'
-# Guest side: a ptp_sim instance; measure expiries on its clock.
-bus=/sys/bus/ptp_sim
-modprobe ptp_sim 2>/dev/null
-echo 80 > $bus/new_device || { echo "no ptp_sim in this kernel"; exit 1; }
-dev=/dev/$(ls $bus/devices/ptp_sim80/ptp)
+# Guest side: bench.sh CLOCKS ARGS...: timer_latency on each clock.
+clocks=$1; shift
 echo "kernel $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)," \
 	"$(grep MemTotal /proc/meminfo | tr -s ' ')"
-/usr/local/kselftest/clockdev/timer_latency "$@" "$dev"
-rc=$?
-echo 80 > $bus/del_device
+bus=/sys/bus/ptp_sim
+modprobe ptp_sim 2>/dev/null
+rc=0
+for c in $(echo "$clocks" | tr , ' '); do
+	echo
+	echo "=== clock: $c"
+	dev= del=
+	case $c in
+	sim|sim-sleeping)
+		id=80 arg=80
+		[ $c = sim ] || { id=81 arg="81 10000000 1"; }
+		echo "$arg" > $bus/new_device || { echo "no ptp_sim in this kernel"; rc=1; continue; }
+		dev=/dev/$(ls $bus/devices/ptp_sim$id/ptp)
+		del="echo $id > $bus/del_device" ;;
+	mock)
+		modprobe netdevsim && echo "90 1" > /sys/bus/netdevsim/new_device ||
+			{ echo "no netdevsim"; rc=1; continue; }
+		for p in /sys/class/ptp/ptp*; do
+			[ "$(readlink -f "$p/device")" = /sys/devices/netdevsim90 ] && dev=/dev/${p##*/}
+		done
+		del="echo 90 > /sys/bus/netdevsim/del_device" ;;
+	*) echo "unknown clock $c"; rc=1; continue ;;
+	esac
+	/usr/local/kselftest/clockdev/timer_latency "$@" "$dev" || rc=1
+	sh -c "$del"
+done
 exit $rc
 EOF
 }
@@ -49,9 +74,9 @@ EOF
 # run_guest: boot $kind once; its output in $res/guest.txt.
 run_guest() {
 	log "booting $kind (--mem $mem)"
-	"$top/qemu/run" --kernel "$kind" --mem "$mem" --timeout 600 \
+	"$top/qemu/run" --kernel "$kind" --mem "$mem" --timeout 2400 \
 		--console-log "$res/console.txt" --payload "$payload" \
-		-- sh /payload/bench.sh "${bench_args[@]}" > "$res/guest.txt" ||
+		-- sh /payload/bench.sh "$clocks" "${bench_args[@]}" > "$res/guest.txt" ||
 		die "the $kind guest failed; see $res/guest.txt and $res/console.txt"
 }
 

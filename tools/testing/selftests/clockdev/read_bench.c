@@ -6,7 +6,8 @@
  *
  * Reads DEVICE's clock (a /dev/ptpN) through clock_gettime(FD_TO_CLOCKID(fd))
  * and, for reference, CLOCK_MONOTONIC through the system call and through
- * the vDSO.  Two measures per source:
+ * the vDSO; then calls clock_getres() and clock_adjtime(modes = 0) on
+ * DEVICE's clockid, the other calls that only look at a clock.  Two measures per source:
  *  - ns per call from one thread: ROUNDS rounds of a fixed number of calls
  *    (sized so that a round lasts about MS ms), the median round;
  *  - calls per second summed over N threads reading the same clock at once,
@@ -24,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/timex.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/ptp_clock.h>
@@ -59,10 +62,27 @@ static int read_vdso(clockid_t clk)
 	return clock_gettime(clk, &ts);
 }
 
+static int read_getres(clockid_t clk)
+{
+	struct timespec ts;
+
+	return syscall(SYS_clock_getres, clk, &ts) ? -1 : 0;
+}
+
+/* clock_adjtime(modes = 0): reads the clock's state, changes nothing. */
+static int read_adjtime(clockid_t clk)
+{
+	struct timex tx = { .modes = 0 };
+
+	return syscall(SYS_clock_adjtime, clk, &tx) < 0 ? -1 : 0;
+}
+
 static const struct source sources[] = {
 	{ "phc fd clockid (syscall)", true, read_syscall },
 	{ "CLOCK_MONOTONIC (syscall)", false, read_syscall },
 	{ "CLOCK_MONOTONIC (vDSO)", false, read_vdso },
+	{ "phc fd clockid clock_getres", true, read_getres },
+	{ "phc fd clockid clock_adjtime(0)", true, read_adjtime },
 };
 
 struct opts {

@@ -6,9 +6,11 @@
  *
  * Measures the lateness of expiries on DEVICE's clock (a /dev/ptpN that
  * runs, e.g. a ptp_sim instance) at 0, +PPM and -PPM of frequency offset,
- * and of the same expiries on CLOCK_MONOTONIC, each kind measured there
- * right after the device (the host's load hits both alike), in one table:
+ * and of the same expiries on CLOCK_MONOTONIC, interleaved with the
+ * device's sample by sample (periodic timers: PERIODIC_CHUNK periods at a
+ * time), so that the host's load hits both alike, in one table:
  *  - one-shot: a TIMER_ABSTIME POSIX timer 1 to 19 ms ahead, SAMPLES times;
+ *  - relative: the same armed relative, lateness from a read just before;
  *  - periodic: a POSIX timer of PERIOD_MS, SAMPLES periods;
  *  - nanosleep: clock_nanosleep(TIMER_ABSTIME) 1 to 19 ms ahead;
  *  - timerfd: a TFD_TIMER_ABSTIME timerfd 1 to 19 ms ahead, read blocking.
@@ -44,6 +46,8 @@
 #define MAX_BG_SETS		8
 #define MAX_BG			200000
 #define PERIOD_MS		5
+/* Periods of a periodic timer measured on one clock before the other's. */
+#define PERIODIC_CHUNK		20
 /* One-shot and sleep distances: 1 + (i * DIST_STEP) % DIST_SPREAD ms. */
 #define DIST_SPREAD		19
 #define DIST_STEP		7
@@ -55,10 +59,16 @@
 #define SIG_PROBE		(SIGRTMIN + 1)
 #define SIG_BACKGROUND		(SIGRTMIN + 2)
 
-enum kind { K_ONESHOT, K_PERIODIC, K_NSLEEP, K_TIMERFD, K_NR };
+enum kind { K_ONESHOT, K_RELATIVE, K_PERIODIC, K_NSLEEP, K_TIMERFD, K_NR };
 
 static const char *const kind_names[K_NR] = {
-	"one-shot", "periodic", "nanosleep", "timerfd",
+	"one-shot", "relative", "periodic", "nanosleep", "timerfd",
+};
+
+/* Samples measured on one clock before the other's, per kind. */
+static const int kind_chunk[K_NR] = {
+	[K_ONESHOT] = 1, [K_RELATIVE] = 1, [K_PERIODIC] = PERIODIC_CHUNK,
+	[K_NSLEEP] = 1, [K_TIMERFD] = 1,
 };
 
 /**
@@ -110,34 +120,54 @@ static void probe_start(const struct clk *c)
 	tsig_reset();
 }
 
-/* Signal @i of the probe timer within @timeout, or NULL. */
-static const struct tsig *probe_wait(int i, s64 timeout)
+/*
+ * Each probe timer has a value of its own: a signal that a deleted timer
+ * left pending is still delivered (before Linux 6.13), and must not count.
+ */
+static int probe_gen;
+
+/*
+ * The next signal of the probe timer whose value is @gen within @timeout,
+ * or NULL; *@next is the index of the next signal to look at.
+ */
+static const struct tsig *probe_wait(int *next, int gen, s64 timeout)
 {
-	if (tsig_wait(i + 1, timeout) <= i)
-		return NULL;
-	return tsig_nth(i);
+	const struct tsig *sig;
+
+	for (;;) {
+		if (tsig_wait(*next + 1, timeout) <= *next)
+			return NULL;
+		sig = tsig_nth((*next)++);
+		if (!sig || sig->value == gen)
+			return sig;
+	}
 }
 
 /* ---- the figures ---- */
 
-/* @samples one-shot timers on @c, TIMER_ABSTIME 1..19 ms ahead. */
-static void measure_one_shot(const struct clk *c, int samples,
-			     struct figure *late)
+/*
+ * Samples @first.. @first + @n - 1 of one-shot timers on @c, 1..19 ms
+ * ahead: TIMER_ABSTIME, or relative (@rel) from a read just before.
+ */
+static void one_shot(const struct clk *c, int first, int n, bool rel,
+		     struct figure *late)
 {
+	int id, i, gen = ++probe_gen, next = 0;
 	const struct tsig *sig;
-	s64 expiry;
-	int id, i;
+	s64 expiry, d;
 
-	if (sys_timer_create(c->id, SIGEV_SIGNAL, SIG_PROBE, 0, 0, &id)) {
+	if (sys_timer_create(c->id, SIGEV_SIGNAL, SIG_PROBE, gen, 0, &id)) {
 		late->failed = true;
 		return;
 	}
 	probe_start(c);
-	for (i = 0; i < samples; i++) {
-		expiry = clock_ns(c->id) + distance(i);
+	for (i = 0; i < n; i++) {
+		d = distance(first + i);
+		expiry = clock_ns(c->id) + d;
 		sig = NULL;
-		if (!sys_timer_settime(id, TIMER_ABSTIME, expiry, 0))
-			sig = probe_wait(i, distance(i) + WAIT_SLACK);
+		if (!sys_timer_settime(id, rel ? 0 : TIMER_ABSTIME,
+				       rel ? d : expiry, 0))
+			sig = probe_wait(&next, gen, d + WAIT_SLACK);
 		if (!sig) {
 			late->failed = true;
 			break;
@@ -147,19 +177,32 @@ static void measure_one_shot(const struct clk *c, int samples,
 	sys_timer_delete(id);
 }
 
+static void measure_one_shot(const struct clk *c, int first, int n,
+			     struct figure *late)
+{
+	one_shot(c, first, n, false, late);
+}
+
+static void measure_relative(const struct clk *c, int first, int n,
+			     struct figure *late)
+{
+	one_shot(c, first, n, true, late);
+}
+
 /*
- * A periodic timer of PERIOD_MS for @samples signals.  Signal j stands for
+ * A periodic timer of PERIOD_MS for @samples signals (a new timer for each
+ * chunk, whatever @first).  Signal j stands for
  * expiry number j + (overruns of the signals before it): a signal's
  * si_overrun counts the expiries after its own, until it was delivered.
  */
-static void measure_periodic(const struct clk *c, int samples,
+static void measure_periodic(const struct clk *c, int first, int samples,
 			     struct figure *late)
 {
 	s64 start, interval = MS(PERIOD_MS), idx = -1, overrun = 0;
+	int id, i, gen = ++probe_gen, next = 0;
 	const struct tsig *sig;
-	int id, i;
 
-	if (sys_timer_create(c->id, SIGEV_SIGNAL, SIG_PROBE, 0, 0, &id)) {
+	if (sys_timer_create(c->id, SIGEV_SIGNAL, SIG_PROBE, gen, 0, &id)) {
 		late->failed = true;
 		return;
 	}
@@ -171,7 +214,7 @@ static void measure_periodic(const struct clk *c, int samples,
 		return;
 	}
 	for (i = 0; i < samples; i++) {
-		sig = probe_wait(i, interval + WAIT_SLACK);
+		sig = probe_wait(&next, gen, interval + WAIT_SLACK);
 		if (!sig) {
 			late->failed = true;
 			break;
@@ -183,14 +226,14 @@ static void measure_periodic(const struct clk *c, int samples,
 	sys_timer_delete(id);
 }
 
-/* @samples clock_nanosleep(TIMER_ABSTIME) 1..19 ms ahead. */
-static void measure_nsleep(const struct clk *c, int samples,
+/* Samples @first.. of clock_nanosleep(TIMER_ABSTIME) 1..19 ms ahead. */
+static void measure_nsleep(const struct clk *c, int first, int n,
 			   struct figure *late)
 {
 	s64 expiry;
 	int i;
 
-	for (i = 0; i < samples; i++) {
+	for (i = first; i < first + n; i++) {
 		expiry = clock_ns(c->id) + distance(i);
 		if (sys_clock_nanosleep(c->id, TIMER_ABSTIME, expiry, NULL)) {
 			late->failed = true;
@@ -200,8 +243,8 @@ static void measure_nsleep(const struct clk *c, int samples,
 	}
 }
 
-/* @samples TFD_TIMER_ABSTIME timerfd expiries 1..19 ms ahead, read blocking. */
-static void measure_timerfd(const struct clk *c, int samples,
+/* Samples @first.. of TFD_TIMER_ABSTIME timerfds 1..19 ms ahead, read blocking. */
+static void measure_timerfd(const struct clk *c, int first, int n,
 			    struct figure *late)
 {
 	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
@@ -214,7 +257,7 @@ static void measure_timerfd(const struct clk *c, int samples,
 		late->failed = true;
 		return;
 	}
-	for (i = 0; i < samples; i++) {
+	for (i = first; i < first + n; i++) {
 		expiry = clock_ns(c->id) + distance(i);
 		its.it_value = ns_ts(expiry);
 		if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) ||
@@ -228,33 +271,44 @@ static void measure_timerfd(const struct clk *c, int samples,
 	close(fd);
 }
 
-typedef void (*measure_fn)(const struct clk *c, int samples,
+typedef void (*measure_fn)(const struct clk *c, int first, int n,
 			   struct figure *late);
 
 static const measure_fn measures[K_NR] = {
 	[K_ONESHOT] = measure_one_shot,
+	[K_RELATIVE] = measure_relative,
 	[K_PERIODIC] = measure_periodic,
 	[K_NSLEEP] = measure_nsleep,
 	[K_TIMERFD] = measure_timerfd,
 };
 
 /*
- * run_figure() - one figure on @c, and the core's view of it in @core:
- * the lateness of every expiry the core decided on @c's device meanwhile
- * (all of them are the figure's: nothing else arms timers on it that
- * expire).  @core is NULL, or left empty, when there is no such view.
+ * run_pair() - one figure on @dev and the same on @ref's clock, @chunk
+ * samples on one, then @chunk on the other, and the core's view of @dev's
+ * in @core: the lateness of every expiry the core decided on @dev's device
+ * meanwhile (all of them are the figure's: nothing else arms timers on it
+ * that expire).  @core is NULL, or left empty, when there is no such view.
  */
-static void run_figure(measure_fn fn, const struct clk *c, int samples,
-		       struct figure *late, struct figure *core)
+static void run_pair(measure_fn fn, int chunk, int samples,
+		     const struct clk *dev, struct figure *late,
+		     struct figure *core, const struct clk *mono,
+		     struct figure *ref)
 {
-	bool audit = core && c->node;
+	bool audit = core && dev->node;
 	struct expiry_audit a;
+	int i, n;
 
-	if (audit && expiry_audit_start(&a, c->node)) {
+	if (audit && expiry_audit_start(&a, dev->node)) {
 		core->failed = true;
 		audit = false;
 	}
-	fn(c, samples, late);
+	for (i = 0; i < samples && !(late->failed && ref->failed); i += n) {
+		n = samples - i < chunk ? samples - i : chunk;
+		if (!late->failed)
+			fn(dev, i, n, late);
+		if (!ref->failed)
+			fn(mono, i, n, ref);
+	}
 	if (!audit)
 		return;
 	if (expiry_audit_stop_lates(&a, &core->l))
@@ -330,6 +384,30 @@ static void print_row(const char *name, struct figure *f, const bool *offered,
 	printf("\n");
 }
 
+/* "p50 ratio / p99 ratio" of @f against @ref, interleaved with it. */
+static void print_ratio_row(struct figure *f, struct figure *ref,
+			    const bool *offered, int ncols)
+{
+	char buf[80];
+	int k;
+
+	printf("%-22s", "  ratio p50 / p99");
+	for (k = 0; k < ncols; k++) {
+		if (!offered[k] || !f[k].l.n || !ref[k].l.n ||
+		    lates_pct(&ref[k].l, 50) <= 0 ||
+		    lates_pct(&ref[k].l, 99) <= 0) {
+			printf(" %-27s", "-");
+			continue;
+		}
+		/* cell() sorted both. */
+		snprintf(buf, sizeof(buf), "%.2f / %.2f",
+			 (double)lates_pct(&f[k].l, 50) / lates_pct(&ref[k].l, 50),
+			 (double)lates_pct(&f[k].l, 99) / lates_pct(&ref[k].l, 99));
+		printf(" %-27s", buf);
+	}
+	printf("\n");
+}
+
 /* ---- the runs ---- */
 
 /* Whether the kernel refuses @err's kind of expiry on dynamic clocks. */
@@ -340,10 +418,10 @@ static bool refused(int err)
 
 /*
  * The table of expiry kinds: the device at 0, +ppm and -ppm, each kind
- * measured on CLOCK_MONOTONIC right after, so that both see the same load
- * of the host; the CLOCK_MONOTONIC row sums the three passes.  A kind the
- * kernel refuses on dynamic clocks shows "n/a"; so does the core's row on
- * a kernel without the tracepoint.
+ * measured on CLOCK_MONOTONIC interleaved with it, so that both see the
+ * same load of the host: each device row has its CLOCK_MONOTONIC row, and
+ * the ratios of the two.  A kind the kernel refuses on dynamic clocks
+ * shows "n/a"; so does the core's row on a kernel without the tracepoint.
  */
 static int kinds_table(const struct opts *o, const struct clk *dev,
 		       const struct clk *mono)
@@ -356,6 +434,7 @@ static int kinds_table(const struct opts *o, const struct clk *dev,
 	int k, err;
 
 	offered[K_ONESHOT] = !refused(probe_timer_create(dev->id));
+	offered[K_RELATIVE] = offered[K_ONESHOT];
 	offered[K_PERIODIC] = offered[K_ONESHOT];
 	offered[K_NSLEEP] = !refused(probe_nanosleep(dev->id));
 	offered[K_TIMERFD] = !refused(probe_timerfd(dev->id));
@@ -375,21 +454,19 @@ static int kinds_table(const struct opts *o, const struct clk *dev,
 		}
 		memset(late, 0, sizeof(late));
 		memset(core, 0, sizeof(core));
+		memset(ref, 0, sizeof(ref));
 		for (k = 0; k < K_NR; k++) {
 			if (!offered[k])
 				continue;
-			run_figure(measures[k], dev, o->samples, &late[k],
-				   &core[k]);
-			run_figure(measures[k], mono, o->samples, &ref[k],
-				   NULL);
+			run_pair(measures[k], kind_chunk[k], o->samples, dev,
+				 &late[k], &core[k], mono, &ref[k]);
 		}
 		snprintf(name, sizeof(name), "%s %+d ppm", dev->name, ppms[p]);
 		print_row(name, late, offered, K_NR);
 		print_row("  core decided-expires", core, core_offered, K_NR);
+		print_row("  CLOCK_MONOTONIC", ref, offered, K_NR);
+		print_ratio_row(late, ref, offered, K_NR);
 	}
-	snprintf(name, sizeof(name), "%s (x%zu)", mono->name,
-		 ARRAY_SIZE(ppms));
-	print_row(name, ref, offered, K_NR);
 	return sys_clock_freq(dev->id, 0) ? -1 : 0;
 }
 
@@ -398,7 +475,7 @@ static int background_table(const struct opts *o, const struct clk *dev,
 			    const struct clk *mono)
 {
 	static struct figure f[3];
-	static int ids[MAX_BG];
+	static int ids[2][MAX_BG];
 	const struct clk *clks[2] = { dev, mono };
 	bool offered[3] = { true, dev->node, true };
 	char name[32];
@@ -410,22 +487,21 @@ static int background_table(const struct opts *o, const struct clk *dev,
 	       dev->name, "core decided-expires", mono->name);
 	for (b = 0; b < o->nbg; b++) {
 		memset(f, 0, sizeof(f));
+		/* N on each clock, then the probes on both, interleaved. */
 		for (i = 0; i < 2; i++) {
-			struct figure *late = &f[i ? 2 : 0];
-
-			if (!offered[i ? 2 : 0])
-				continue;
-			err = background_arm(clks[i], o->bg[b], ids);
+			err = background_arm(clks[i], o->bg[b], ids[i]);
 			if (err) {
 				fprintf(stderr, "timer_latency: %d background timers on %s: %s\n",
 					o->bg[b], clks[i]->name, errname(-err));
-				late->failed = true;
-				continue;
+				f[i ? 2 : 0].failed = true;
 			}
-			run_figure(measure_one_shot, clks[i], o->samples, late,
-				   i ? NULL : &f[1]);
-			background_disarm(ids, o->bg[b]);
 		}
+		if (offered[0])
+			run_pair(measure_one_shot, 1, o->samples, dev, &f[0],
+				 &f[1], mono, &f[2]);
+		for (i = 0; i < 2; i++)
+			if (!f[i ? 2 : 0].failed)
+				background_disarm(ids[i], o->bg[b]);
 		snprintf(name, sizeof(name), "N = %d", o->bg[b]);
 		print_row(name, f, offered, 3);
 		fflush(stdout);
@@ -445,9 +521,10 @@ static void raise_limits(const struct opts *o)
 	size_t i;
 	int b;
 
+	/* Background timers on both clocks at once. */
 	for (b = 0; b < o->nbg; b++)
-		if ((rlim_t)o->bg[b] + 1024 > need)
-			need = o->bg[b] + 1024;
+		if (2 * (rlim_t)o->bg[b] + 1024 > need)
+			need = 2 * o->bg[b] + 1024;
 	printf("limits:");
 	for (i = 0; i < ARRAY_SIZE(lims); i++) {
 		getrlimit(lims[i].res, &old);
@@ -513,9 +590,11 @@ static void print_header(const struct opts *o, const struct clk *dev)
 	       "for CLOCK_MONOTONIC; shown in us as p50 / p99 / max.\n"
 	       "core decided-expires: the core's own NOW - EXPIRES of the same\n"
 	       "expiries, tracepoint clockdev:clockdev_timer_expire (device ns).\n"
-	       "one-shot, nanosleep, timerfd: TIMER_ABSTIME, 1..%d ms ahead; periodic:\n"
-	       "%d ms period.\n\n",
-	       dev->name, DIST_SPREAD, PERIOD_MS);
+	       "one-shot, nanosleep, timerfd: TIMER_ABSTIME, 1..%d ms ahead; relative:\n"
+	       "the same distances armed relative; periodic: %d ms period.\n"
+	       "CLOCK_MONOTONIC is measured interleaved with the device, sample by\n"
+	       "sample (periodic: %d periods at a time); ratio: device / it.\n\n",
+	       dev->name, DIST_SPREAD, PERIOD_MS, PERIODIC_CHUNK);
 }
 
 static int parse_list(const char *s, struct opts *o)

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# bench.sh: the body of 'make bench'.  One command, one table, pictures:
+#  1. dispatch: clock_gettime(), clock_getres() and clock_adjtime(modes=0)
+#     on netdevsim's mock PHC, mainline against patched, with
+#     CLOCK_MONOTONIC's system call and vDSO as floors; under -icount (guest
+#     ns = instructions: one boot per kernel, the same figure every time),
+#     then plain TCG (PASSES boots per kernel, alternating);
+#  2. scaling: the same calls from 1, 2 and 4 threads on one clock, against
+#     CLOCK_MONOTONIC read the same way (TCG's ceiling);
+#  3. timers: lateness of one-shot (absolute, relative), periodic,
+#     clock_nanosleep() and timerfd expiries on ptp_sim (reads do not sleep:
+#     expiry from the core's hrtimer), ptp_sim with sleeping reads (expiry
+#     from the worker) and the mock PHC, each interleaved with the same on
+#     CLOCK_MONOTONIC, at 0 and +-500 ppm, and with 0 to 10,000 background
+#     timers (patched only: mainline has no timers on these clocks);
+#  4. mapping: the error of the core's prediction of the device time at
+#     each read it takes while those timers run (tracepoint
+#     clockdev_timer_read: read - predicted);
+#  5. teardown and memory: removal of a clock with 1, 100 and 10,000 open
+#     files and armed timers; kernel memory per clock, file and timer.
+# Everything lands in $OUT/bench: table.txt, the raw outputs, and with
+# gnuplot dispatch.png and timers.png.  QEMU TCG figures: compare the
+# columns of one run with each other, not with hardware.
+# usage: bench.sh [-p PASSES] [-n SAMPLES]
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+passes=3
+samples=200
+while getopts p:n: opt; do
+	case $opt in
+	p) passes=$OPTARG ;;
+	n) samples=$OPTARG ;;
+	*) die "usage: bench.sh [-p PASSES] [-n SAMPLES]" ;;
+	esac
+done
+
+res=$OUT/bench
+rm -rf "$res"; mkdir -p "$res"
+start=$(date +%s)
+load_start=$(cut -d' ' -f1 /proc/loadavg)
+
+log "1/4 dispatch under -icount: mainline and patched, one boot each"
+OUT=$res "$top/scripts/bench-read.sh" -i -p 1 -r 5 -m 20 > "$res/dispatch-icount.txt"
+log "2/4 dispatch and scaling, plain TCG: $passes boots per kernel"
+OUT=$res "$top/scripts/bench-read.sh" -p "$passes" > "$res/dispatch-tcg.txt"
+log "3/4 timers on sim, sim-sleeping and mock ($samples samples per figure)"
+OUT=$res "$top/scripts/bench-timers.sh" -k patched -c sim,sim-sleeping,mock \
+	-n "$samples" -b 0,100,10000 > "$res/timers.txt"
+
+log "4/4 mapping, teardown and memory (patched)"
+payload=$(mktemp -d /tmp/clockdev-bench.XXXXXX)
+trap 'rm -rf "$payload"' EXIT
+cat > "$payload/extras.sh" <<'EOF'
+# Guest side: the core's prediction error while timers run, then teardown.
+bus=/sys/bus/ptp_sim
+modprobe ptp_sim 2>/dev/null
+echo 85 > $bus/new_device || { echo "no ptp_sim"; exit 1; }
+dev=/dev/$(ls $bus/devices/ptp_sim85/ptp)
+node=${dev#/dev/}
+grep -q " /sys/kernel/tracing " /proc/mounts || mount -t tracefs nodev /sys/kernel/tracing
+T=/sys/kernel/tracing/instances/clockdev-mapping
+mkdir $T && echo "clock == \"$node\"" > $T/events/clockdev/clockdev_timer_read/filter &&
+	echo 1 > $T/events/clockdev/clockdev_timer_read/enable || { echo "no tracepoint"; exit 1; }
+echo 8192 > $T/buffer_size_kb
+/usr/local/kselftest/clockdev/timer_latency -n 100 -b 0 -p 500 $dev > /dev/null
+echo 0 > $T/events/clockdev/clockdev_timer_read/enable
+# dev= and predicted= are ~19-digit ns: busybox awk's doubles hold 15, and it
+# reads "0123" as octal; compare them as a head and a 12-digit tail, each
+# with a leading 1.
+awk '/clockdev_timer_read:/ {
+	for (i = 1; i <= NF; i++) {
+		split($i, kv, "=")
+		v[kv[1]] = kv[2]
+	}
+	if (v["err"] != 0 || v["predicted"] == 0) next
+	d = v["dev"]; p = v["predicted"]
+	dh = length(d) > 12 ? substr(d, 1, length(d) - 12) : 0
+	ph = length(p) > 12 ? substr(p, 1, length(p) - 12) : 0
+	dt = "1" substr(d, length(d) > 12 ? length(d) - 11 : 1)
+	pt = "1" substr(p, length(p) > 12 ? length(p) - 11 : 1)
+	if (length(dt) != length(pt)) { dt = d; pt = p }
+	print (dh - ph) * 1e12 + (dt - pt)
+}' $T/trace > /tmp/err.txt
+lost=$(cat $T/per_cpu/cpu*/stats 2>/dev/null | awk '/overrun/ { s += $2 } END { print s + 0 }')
+rmdir $T
+sort -n /tmp/err.txt | awk -v lost="$lost" '
+	{ v[NR] = $1; a = $1 < 0 ? -$1 : $1; abs[NR] = a }
+	END {
+		if (!NR) { print "mapping: no reads traced"; exit 1 }
+		n = asorted(abs, NR)
+		printf "mapping\tprediction error at a read, device ns (read - predicted): p1 %d, p50 %d, p99 %d; |error| p50 %d, p99 %d, max %d; %d reads, %d lost\n",
+			v[int(NR * 0.01) + 1], v[int(NR * 0.5) + 1], v[int(NR * 0.99) + 1],
+			abs[int(NR * 0.5) + 1], abs[int(NR * 0.99) + 1], abs[NR], NR, lost
+	}
+	function asorted(x, n,   i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
+		return n
+	}'
+echo 85 > $bus/del_device
+/usr/local/kselftest/clockdev/teardown_bench -n 1,100,10000 -c 20
+EOF
+"$top/qemu/run" --kernel patched --mem 1024 --timeout 1800 \
+	--console-log "$res/extras.console" --payload "$payload" \
+	-- sh /payload/extras.sh > "$res/extras.txt" ||
+	die "the extras guest failed; see $res/extras.txt and $res/extras.console"
+
+# The table.
+{
+	echo "make bench: QEMU TCG, host $(nproc) CPUs, load average $load_start at start," \
+		"$(cut -d' ' -f1 /proc/loadavg) at end, $(( $(date +%s) - start )) s."
+	echo "Figures of one run; compare columns with each other, not with hardware."
+	echo
+	echo "== 1. dispatch, -icount shift=0,sleep=off (guest ns = instructions; cache"
+	echo "==    and atomics cost one instruction each: a repeatable count, not time)"
+	sed -n '/^figure/,/^$/p' "$res/dispatch-icount.txt"
+	echo "== 1-2. dispatch and scaling, plain TCG ($passes boots per kernel, median;"
+	echo "==      threads share one clock; TCG does not model contention)"
+	sed -n '/^figure/,/^$/p' "$res/dispatch-tcg.txt"
+	echo "== 3. timers (patched), lateness in us, p50 / p99 / max"
+	sed -n '/^=== clock/,$p' "$res/timers.txt"
+	echo
+	echo "== 4-5. mapping, teardown and memory (patched)"
+	grep -E '^(mapping|bench|#)' "$res/extras.txt" | sed 's/^bench\t//; s/\t/  /g'
+} > "$res/table.txt"
+cat "$res/table.txt"
+
+# The pictures.
+if ! command -v gnuplot > /dev/null; then
+	log "no gnuplot: no pictures (make deps installs gnuplot-nox)"
+	exit 0
+fi
+# dispatch.dat: row, mainline, patched (icount, ns per call, 1 thread).
+awk -F '  +' '/ns per call, 1 thread/ && !/over/ {
+	r = $1; sub(/, ns per call, 1 thread/, "", r); gsub(/"/, "", r)
+	printf "\"%s\" %s %s\n", r, $2, $3 }' "$res/dispatch-icount.txt" > "$res/dispatch.dat"
+# timers.dat: kind, then p50 and p99 of each clock at +0 ppm and of
+# CLOCK_MONOTONIC interleaved with ptp_sim.
+awk '
+	/^=== clock: / { c = $3 }
+	/\+0 ppm/ && c { row = c; getline core; getline mono
+		n = split($0, t, / +/)
+		for (k = 0; k < 5; k++) { p50[row, k] = t[4 + 5 * k]; p99[row, k] = t[6 + 5 * k] }
+		if (c == "sim") {
+			n = split(mono, m, / +/)
+			for (k = 0; k < 5; k++) { p50["mono", k] = m[3 + 5 * k]; p99["mono", k] = m[5 + 5 * k] }
+		}
+	}
+	END {
+		split("one-shot relative periodic nanosleep timerfd", kn, " ")
+		for (k = 0; k < 5; k++)
+			printf "%s %s %s %s %s %s %s %s %s\n", kn[k + 1],
+				p50["sim", k], p50["sim-sleeping", k], p50["mock", k], p50["mono", k],
+				p99["sim", k], p99["sim-sleeping", k], p99["mock", k], p99["mono", k]
+	}' "$res/timers.txt" > "$res/timers.dat"
+gnuplot <<EOF
+set terminal pngcairo size 900,480 noenhanced
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set key top left
+set grid y
+set output "$res/dispatch.png"
+set title "clock_gettime() and friends, guest instructions per call (-icount)"
+set ylabel "instructions per call"
+set xtics rotate by -20
+plot "$res/dispatch.dat" using 2:xtic(1) title "mainline", '' using 3 title "patched"
+set output "$res/timers.png"
+set title "timer lateness at +0 ppm, p50 (solid) and p99 (light), us"
+set ylabel "us"
+set xtics norotate
+plot "$res/timers.dat" using 2:xtic(1) title "ptp_sim p50" lc rgb "#1f77b4", \
+	'' using 3 title "ptp_sim sleeping reads p50" lc rgb "#ff7f0e", \
+	'' using 4 title "mock PHC p50" lc rgb "#2ca02c", \
+	'' using 5 title "CLOCK_MONOTONIC p50" lc rgb "#7f7f7f", \
+	'' using 6 title "ptp_sim p99" lc rgb "#aec7e8", \
+	'' using 7 title "sleeping p99" lc rgb "#ffbb78", \
+	'' using 8 title "mock p99" lc rgb "#98df8a", \
+	'' using 9 title "CLOCK_MONOTONIC p99" lc rgb "#c7c7c7"
+EOF
+log "pictures: $res/dispatch.png $res/timers.png"
