@@ -3,8 +3,8 @@
 # initramfs.sh KIND: build $BUILD/KIND/initramfs.cpio.gz: busybox, linuxptp,
 # ethtool, ip, bash, chrony (from $CACHE/chrony/root, extracted by deps.sh),
 # the kernel's ptp, timers and rtc selftests built from the same tree, the
-# clockdev selftests (/usr/local/kselftest, run_kselftest.sh) and KIND's
-# modules.
+# clockdev selftests (/usr/local/kselftest, run_kselftest.sh), the ABI
+# fuzzer (tests/fuzz/abi_fuzz.c) and KIND's modules.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -82,7 +82,24 @@ build_tool() {
 	fi
 	[ -z "$msg" ] || printf '%s\n' "$msg" | sed 's/^/# /'
 }
-{ echo "TAP version 13"; echo "1..2"; build_selftests; build_tool; } > "$obj/test-programs.tap"
+# The ABI fuzzer (tests/fuzz/abi_fuzz.c, run by tests/ptp/t-41-abi-fuzz.sh),
+# static, with the host's gcc: it needs nothing from the kernel tree, and
+# every kernel's guest runs the same program.
+fuzz=$obj/abi-fuzz
+build_fuzzer() {
+	mkdir -p "$fuzz"
+	rm -f "$fuzz/abi_fuzz"
+	if msg=$(gcc -O2 -Wall -static -pthread -o "$fuzz/abi_fuzz" \
+			"$top/tests/fuzz/abi_fuzz.c" 2>&1); then
+		echo "ok 3 - build the ABI fuzzer (tests/fuzz/abi_fuzz.c)"
+	else
+		rm -f "$fuzz/abi_fuzz"
+		echo "not ok 3 - build the ABI fuzzer (tests/fuzz/abi_fuzz.c)"
+		log "cannot build the ABI fuzzer for $kind"
+	fi
+	[ -z "$msg" ] || printf '%s\n' "$msg" | sed 's/^/# /'
+}
+{ echo "TAP version 13"; echo "1..3"; build_selftests; build_tool; build_fuzzer; } > "$obj/test-programs.tap"
 
 root=$obj/initramfs
 rm -rf "$root"
@@ -122,6 +139,7 @@ cp -r "$st/ptp" "$st/timers" "$st/rtc" "$root/usr/local/bin/selftests/"
 cp "$src/tools/testing/selftests/ptp/phc.sh" "$root/usr/local/bin/selftests/ptp/"
 [ ! -d "$ksft" ] || cp -r "$ksft" "$root/usr/local/kselftest"
 [ ! -x "$tool/root/usr/local/bin/clockdev" ] || cp "$tool/root/usr/local/bin/clockdev" "$root/usr/local/bin/"
+[ ! -x "$fuzz/abi_fuzz" ] || cp "$fuzz/abi_fuzz" "$root/usr/local/bin/"
 cp "$top/qemu/guest/init" "$root/init"
 chmod +x "$root/init"
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"

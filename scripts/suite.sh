@@ -45,7 +45,7 @@ check)
 	# kind, the simulated wire (ts2phc; removal under a running output),
 	# and the QMP guests (hot-unplug, suspend).
 	# 'make check-debug' runs every test on it.
-	debug_tests="t-00 t-10 t-40 t-45 t-60 t-70 t-74 t-80 t-88"
+	debug_tests="t-00 t-10 t-40 t-41 t-45 t-60 t-70 t-74 t-80 t-88"
 	timeout=1500 ;;
 debug)
 	under=(debug) tests=("$top"/tests/ptp/t-*.sh) qmp=1 series=0
