@@ -22,24 +22,28 @@
 # Everything lands in $OUT/bench: table.txt, the raw outputs, and with
 # gnuplot dispatch.png and timers.png.  QEMU TCG figures: compare the
 # columns of one run with each other, not with hardware.
-# usage: bench.sh [-p PASSES] [-n SAMPLES]
+# usage: bench.sh [-p PASSES] [-n SAMPLES] [-R]
+#        (-R: no guests, only the table and pictures again from $OUT/bench)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 passes=3
 samples=200
-while getopts p:n: opt; do
+redraw=
+while getopts p:n:R opt; do
 	case $opt in
 	p) passes=$OPTARG ;;
 	n) samples=$OPTARG ;;
-	*) die "usage: bench.sh [-p PASSES] [-n SAMPLES]" ;;
+	R) redraw=1 ;;
+	*) die "usage: bench.sh [-p PASSES] [-n SAMPLES] [-R]" ;;
 	esac
 done
 
 res=$OUT/bench
-rm -rf "$res"; mkdir -p "$res"
 start=$(date +%s)
 load_start=$(cut -d' ' -f1 /proc/loadavg)
+if [ -z "$redraw" ]; then
+rm -rf "$res"; mkdir -p "$res"
 
 log "1/4 dispatch under -icount: mainline and patched, one boot each"
 OUT=$res "$top/scripts/bench-read.sh" -i -p 1 -r 5 -m 20 > "$res/dispatch-icount.txt"
@@ -106,6 +110,7 @@ EOF
 	--console-log "$res/extras.console" --payload "$payload" \
 	-- sh /payload/extras.sh > "$res/extras.txt" ||
 	die "the extras guest failed; see $res/extras.txt and $res/extras.console"
+fi
 
 # The table.
 {
@@ -115,7 +120,9 @@ EOF
 	echo
 	echo "== 1. dispatch, -icount shift=0,sleep=off (guest ns = instructions; cache"
 	echo "==    and atomics cost one instruction each: a repeatable count, not time)"
-	sed -n '/^figure/,/^$/p' "$res/dispatch-icount.txt"
+	echo "==    (one thread only: under -icount the vCPUs take turns on one host"
+	echo "==    thread, so figures of several threads are not comparable)"
+	sed -n '/^figure/,/^$/p' "$res/dispatch-icount.txt" | grep -v 'calls/s'
 	echo "== 1-2. dispatch and scaling, plain TCG ($passes boots per kernel, median;"
 	echo "==      threads share one clock; TCG does not model contention)"
 	sed -n '/^figure/,/^$/p' "$res/dispatch-tcg.txt"
@@ -139,10 +146,12 @@ awk -F '  +' '/ns per call, 1 thread/ && !/over/ {
 # timers.dat: kind, then p50 and p99 of each clock at +0 ppm and of
 # CLOCK_MONOTONIC interleaved with ptp_sim.
 awk '
+	{ sub(/\r$/, "") }	# the guest wrote CRLF
 	/^=== clock: / { c = $3 }
 	/\+0 ppm/ && c { row = c; getline core; getline mono
 		n = split($0, t, / +/)
-		for (k = 0; k < 5; k++) { p50[row, k] = t[4 + 5 * k]; p99[row, k] = t[6 + 5 * k] }
+		for (f = 1; f <= n && t[f] != "ppm"; f++) ;
+		for (k = 0; k < 5; k++) { p50[row, k] = t[f + 1 + 5 * k]; p99[row, k] = t[f + 3 + 5 * k] }
 		if (c == "sim") {
 			n = split(mono, m, / +/)
 			for (k = 0; k < 5; k++) { p50["mono", k] = m[3 + 5 * k]; p99["mono", k] = m[5 + 5 * k] }
@@ -165,11 +174,16 @@ set grid y
 set output "$res/dispatch.png"
 set title "clock_gettime() and friends, guest instructions per call (-icount)"
 set ylabel "instructions per call"
+set yrange [0:*]
+set offsets 0, 0, graph 0.1, 0
 set xtics rotate by -20
 plot "$res/dispatch.dat" using 2:xtic(1) title "mainline", '' using 3 title "patched"
 set output "$res/timers.png"
-set title "timer lateness at +0 ppm, p50 (solid) and p99 (light), us"
+set terminal pngcairo size 1100,480 noenhanced
+set title "timer lateness at +0 ppm, p50 (solid) and p99 (light), us (log scale)"
 set ylabel "us"
+set logscale y
+set key outside right top
 set xtics norotate
 plot "$res/timers.dat" using 2:xtic(1) title "ptp_sim p50" lc rgb "#1f77b4", \
 	'' using 3 title "ptp_sim sleeping reads p50" lc rgb "#ff7f0e", \

@@ -20,6 +20,7 @@
  */
 #include <linux/capability.h>
 #include <linux/clockdev.h>
+#include <linux/errno.h>
 #include <linux/module.h>
 #include <linux/pm_wakeup.h>
 #include <linux/rtc.h>
@@ -76,6 +77,12 @@ static int rtc_clock_gettime(struct clock_device *cd, struct timespec64 *ts)
 	int err;
 
 	err = rtc_read_time(to_rtc_clock(cd)->rtc, &tm);
+	/*
+	 * rtc_read_time() waits for the RTC interruptibly, but
+	 * clock_gettime() has no EINTR: restart it after the signal.
+	 */
+	if (err == -EINTR)
+		return -ERESTARTNOINTR;
 	if (err)
 		return err;
 	ts->tv_sec = rtc_tm_to_time64(&tm);
@@ -93,12 +100,15 @@ static int rtc_clock_settime(struct clock_device *cd,
 			     const struct timespec64 *ts)
 {
 	struct rtc_time tm;
+	int err;
 
 	if (!capable(CAP_SYS_TIME))
 		return -EPERM;
 	rtc_time64_to_tm(ts->tv_sec, &tm);
+	err = rtc_set_time(to_rtc_clock(cd)->rtc, &tm);
 
-	return rtc_set_time(to_rtc_clock(cd)->rtc, &tm);
+	/* Nor has clock_settime(): see rtc_clock_gettime(). */
+	return err == -EINTR ? -ERESTARTNOINTR : err;
 }
 
 /* An RTC has no frequency or offset to adjust through this clock. */
