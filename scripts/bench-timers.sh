@@ -10,21 +10,25 @@
 # CLOCKS (-c, comma-separated): sim (ptp_sim, whose reads do not sleep: its
 # timers expire from the core's hrtimer), sim-sleeping (ptp_sim created with
 # SLEEPING_READS: a worker reads it), mock (netdevsim's mock PHC).
+# With -r BOOTS, the guest boots BOOTS times and a last table gives each
+# figure's min / median / max over the boots (timer_latency -t lines).
 # The figures are QEMU TCG ones: compare the clocks with each other only.
-# usage: bench-timers.sh [-k KIND] [-c CLOCKS] [-n SAMPLES] [-b N,...] [-p PPM]
+# usage: bench-timers.sh [-k KIND] [-c CLOCKS] [-r BOOTS] [-n SAMPLES] [-b N,...] [-p PPM]
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kind=patched
 mem=1024
 clocks=sim
-bench_args=()
-while getopts k:c:n:b:p: opt; do
+boots=1
+bench_args=(-t)
+while getopts k:c:r:n:b:p: opt; do
 	case $opt in
 	k) kind=$OPTARG ;;
 	c) clocks=$OPTARG ;;
+	r) boots=$OPTARG ;;
 	n|b|p) bench_args+=("-$opt" "$OPTARG") ;;
-	*) die "usage: bench-timers.sh [-k KIND] [-c CLOCKS] [-n SAMPLES] [-b N,...] [-p PPM]" ;;
+	*) die "usage: bench-timers.sh [-k KIND] [-c CLOCKS] [-r BOOTS] [-n SAMPLES] [-b N,...] [-p PPM]" ;;
 	esac
 done
 
@@ -71,23 +75,54 @@ exit $rc
 EOF
 }
 
-# run_guest: boot $kind once; its output in $res/guest.txt.
+# run_guest N: boot $kind; its output in $res/guest.N.txt.
 run_guest() {
-	log "booting $kind (--mem $mem)"
+	log "boot $1 of $boots: $kind (--mem $mem)"
 	"$top/qemu/run" --kernel "$kind" --mem "$mem" --timeout 2400 \
-		--console-log "$res/console.txt" --payload "$payload" \
-		-- sh /payload/bench.sh "$clocks" "${bench_args[@]}" > "$res/guest.txt" ||
-		die "the $kind guest failed; see $res/guest.txt and $res/console.txt"
+		--console-log "$res/console.$1.txt" --payload "$payload" \
+		-- sh /payload/bench.sh "$clocks" "${bench_args[@]}" > "$res/guest.$1.txt" ||
+		die "the $kind guest failed; see $res/guest.$1.txt and $res/console.$1.txt"
+}
+
+# aggregate: each "bench" line's figure, min / median / max over the boots,
+# named "CLOCK: ROW" (the guest writes CRLF).
+aggregate() {
+	awk -F '\t' '
+		{ sub(/\r$/, "") }
+		/^=== clock: / { c = substr($0, 12); next }
+		$1 == "bench" {
+			k = c ": " $2
+			if (!(k in vals)) { order[++n] = k; unit[k] = $4 }
+			vals[k] = vals[k] " " $3
+		}
+		END {
+			printf "%-58s %9s %9s %9s\n", "figure (over the boots)", "min", "median", "max"
+			for (i = 1; i <= n; i++) {
+				k = order[i]; m = split(vals[k], v, " ")
+				for (a = 2; a <= m; a++)
+					for (b = a; b > 1 && v[b - 1] + 0 > v[b] + 0; b--) {
+						t = v[b]; v[b] = v[b - 1]; v[b - 1] = t
+					}
+				med = m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+				printf "%-58s %9s %9s %9s %s\n", k, v[1], med, v[m], unit[k]
+			}
+		}' "$res"/guest.*.txt
 }
 
 print_table() {
 	echo "bench-timers: expiry lateness on a dynamic clock, QEMU TCG (emulated CPU)."
 	echo "TCG figures: compare the clocks with each other, not with hardware."
 	echo "host: $(nproc) CPUs, load average $load_start at start, $(cut -d' ' -f1 /proc/loadavg) at end."
-	cat "$res/guest.txt"
+	echo "The tables of boot 1:"
+	grep -v "^bench	" "$res/guest.1.txt" | tr -d '\r'
+	echo
+	echo "== each figure over $boots boot(s)"
+	aggregate
 }
 
 load_start=$(cut -d' ' -f1 /proc/loadavg)
 build_payload
-run_guest
+for ((b = 1; b <= boots; b++)); do
+	run_guest "$b"
+done
 print_table | tee "$res/table.txt"

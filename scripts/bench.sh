@@ -49,9 +49,9 @@ log "1/4 dispatch under -icount: mainline and patched, one boot each"
 OUT=$res "$top/scripts/bench-read.sh" -i -p 1 -r 5 -m 20 > "$res/dispatch-icount.txt"
 log "2/4 dispatch and scaling, plain TCG: $passes boots per kernel"
 OUT=$res "$top/scripts/bench-read.sh" -p "$passes" > "$res/dispatch-tcg.txt"
-log "3/4 timers on sim, sim-sleeping and mock ($samples samples per figure)"
+log "3/4 timers on sim, sim-sleeping and mock ($samples samples per figure, $passes boots)"
 OUT=$res "$top/scripts/bench-timers.sh" -k patched -c sim,sim-sleeping,mock \
-	-n "$samples" -b 0,100,10000 > "$res/timers.txt"
+	-r "$passes" -n "$samples" -b 0,100,10000 > "$res/timers.txt"
 
 log "4/4 mapping, teardown and memory (patched)"
 payload=$(mktemp -d /tmp/clockdev-bench.XXXXXX)
@@ -143,26 +143,30 @@ fi
 awk -F '  +' '/ns per call, 1 thread/ && !/over/ {
 	r = $1; sub(/, ns per call, 1 thread/, "", r); gsub(/"/, "", r)
 	printf "\"%s\" %s %s\n", r, $2, $3 }' "$res/dispatch-icount.txt" > "$res/dispatch.dat"
-# timers.dat: kind, then p50 and p99 of each clock at +0 ppm and of
-# CLOCK_MONOTONIC interleaved with ptp_sim.
+# timers.dat: kind, then the median over the boots of p50 and p99 at
+# +0 ppm on each clock and on CLOCK_MONOTONIC interleaved with ptp_sim,
+# from the last table of bench-timers ("CLOCK: KIND, +0 ppm[, WHO], P").
 awk '
-	{ sub(/\r$/, "") }	# the guest wrote CRLF
-	/^=== clock: / { c = $3 }
-	/\+0 ppm/ && c { row = c; getline core; getline mono
-		n = split($0, t, / +/)
-		for (f = 1; f <= n && t[f] != "ppm"; f++) ;
-		for (k = 0; k < 5; k++) { p50[row, k] = t[f + 1 + 5 * k]; p99[row, k] = t[f + 3 + 5 * k] }
-		if (c == "sim") {
-			n = split(mono, m, / +/)
-			for (k = 0; k < 5; k++) { p50["mono", k] = m[3 + 5 * k]; p99["mono", k] = m[5 + 5 * k] }
-		}
+	/^== each figure over/ { on = 1; next }
+	on && / \+0 ppm/ {
+		split($0, a, ": "); c = a[1]; r = substr($0, length(c) + 3)
+		n = split(r, f, ", ")
+		kind = f[1]; who = n == 4 ? f[3] : "dev"; p = f[n]
+		sub(/ .*/, "", p)
+		m = split($0, w, / +/); med = w[m - 2]
+		if (who == "dev") v[c, kind, p] = med
+		else if (who == "CLOCK_MONOTONIC" && c == "sim") v["mono", kind, p] = med
 	}
 	END {
 		split("one-shot relative periodic nanosleep timerfd", kn, " ")
-		for (k = 0; k < 5; k++)
-			printf "%s %s %s %s %s %s %s %s %s\n", kn[k + 1],
-				p50["sim", k], p50["sim-sleeping", k], p50["mock", k], p50["mono", k],
-				p99["sim", k], p99["sim-sleeping", k], p99["mock", k], p99["mono", k]
+		for (k = 1; k <= 5; k++) {
+			printf "%s", kn[k]
+			split("p50 p99", ps, " ")
+			for (q = 1; q <= 2; q++)
+				printf " %s %s %s %s", v["sim", kn[k], ps[q]], v["sim-sleeping", kn[k], ps[q]],
+					v["mock", kn[k], ps[q]], v["mono", kn[k], ps[q]]
+			printf "\n"
+		}
 	}' "$res/timers.txt" > "$res/timers.dat"
 gnuplot <<EOF
 set terminal pngcairo size 900,480 noenhanced
@@ -180,7 +184,7 @@ set xtics rotate by -20
 plot "$res/dispatch.dat" using 2:xtic(1) title "mainline", '' using 3 title "patched"
 set output "$res/timers.png"
 set terminal pngcairo size 1100,480 noenhanced
-set title "timer lateness at +0 ppm, p50 (solid) and p99 (light), us (log scale)"
+set title "timer lateness at +0 ppm, p50 (solid) and p99 (light), median of the boots, us (log scale)"
 set ylabel "us"
 set logscale y
 set key outside right top

@@ -2,7 +2,7 @@
 /*
  * timer_latency: how late timers and sleeps on a dynamic clock expire.
  *
- * usage: timer_latency [-n SAMPLES] [-b N,...] [-p PPM] DEVICE
+ * usage: timer_latency [-t] [-n SAMPLES] [-b N,...] [-p PPM] DEVICE
  *
  * Measures the lateness of expiries on DEVICE's clock (a /dev/ptpN that
  * runs, e.g. a ptp_sim instance) at 0, +PPM and -PPM of frequency offset,
@@ -24,7 +24,10 @@
  * an hour ahead on the same clock, for each N of the list.
  *
  * Each figure is "p50 / p99 / max" in microseconds; an expiry that came
- * early (negative lateness) is counted next to it.  A benchmark, not a
+ * early (negative lateness) is counted next to it.  With -t, each figure
+ * is also printed as lines "bench<TAB>ROW<TAB>VALUE<TAB>UNIT", which
+ * scripts/bench-timers.sh gathers over several boots.  Last, the cost of
+ * timer_settime() on the device and on CLOCK_MONOTONIC, interleaved.  A benchmark, not a
  * test: it judges nothing (scripts/bench-timers.sh runs it).
  */
 #define _GNU_SOURCE
@@ -97,6 +100,7 @@ struct clk {
 };
 
 struct opts {
+	bool tsv;
 	int samples;
 	int bg[MAX_BG_SETS];
 	int nbg;
@@ -372,6 +376,24 @@ static const char *cell(struct figure *f, bool offered, char *buf, size_t len)
 	return buf;
 }
 
+/* With -t: "bench<TAB>ROW<TAB>VALUE<TAB>UNIT" lines. */
+static bool tsv;
+
+/* @f's p50, p99 and max as lines of "@what, @col". */
+static void tsv_figure(const char *what, const char *col, struct figure *f)
+{
+	static const int pcts[] = { 50, 99, 100 };
+	size_t i;
+
+	if (!tsv || !f->l.n || f->failed)
+		return;
+	lates_sort(&f->l);
+	for (i = 0; i < ARRAY_SIZE(pcts); i++)
+		printf("bench\t%s, %s, %s\t%.1f\tus\n", what, col,
+		       pcts[i] == 100 ? "max" : pcts[i] == 50 ? "p50" : "p99",
+		       lates_pct(&f->l, pcts[i]) / 1e3);
+}
+
 static void print_row(const char *name, struct figure *f, const bool *offered,
 		      int ncols)
 {
@@ -466,6 +488,15 @@ static int kinds_table(const struct opts *o, const struct clk *dev,
 		print_row("  core decided-expires", core, core_offered, K_NR);
 		print_row("  CLOCK_MONOTONIC", ref, offered, K_NR);
 		print_ratio_row(late, ref, offered, K_NR);
+		for (k = 0; k < K_NR; k++) {
+			snprintf(name, sizeof(name), "%+d ppm", ppms[p]);
+			tsv_figure(kind_names[k], name, &late[k]);
+			snprintf(name, sizeof(name), "%+d ppm, core", ppms[p]);
+			tsv_figure(kind_names[k], name, &core[k]);
+			snprintf(name, sizeof(name), "%+d ppm, CLOCK_MONOTONIC",
+				 ppms[p]);
+			tsv_figure(kind_names[k], name, &ref[k]);
+		}
 	}
 	return sys_clock_freq(dev->id, 0) ? -1 : 0;
 }
@@ -504,9 +535,66 @@ static int background_table(const struct opts *o, const struct clk *dev,
 				background_disarm(ids[i], o->bg[b]);
 		snprintf(name, sizeof(name), "N = %d", o->bg[b]);
 		print_row(name, f, offered, 3);
+		snprintf(name, sizeof(name), "%d background timers", o->bg[b]);
+		tsv_figure(name, "device", &f[0]);
+		tsv_figure(name, "CLOCK_MONOTONIC", &f[2]);
 		fflush(stdout);
 	}
 	return 0;
+}
+
+/*
+ * The cost of timer_settime() re-arming a SIGEV_NONE timer an hour ahead
+ * (a new expiry each call), ns per call on @dev and on @mono, ROUNDS
+ * rounds of CALLS calls alternating between them, the median round.
+ */
+#define SETTIME_ROUNDS	9
+#define SETTIME_CALLS	500
+
+static int cmp_s64(const void *a, const void *b)
+{
+	s64 x = *(const s64 *)a, y = *(const s64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void settime_cost(const struct clk *dev, const struct clk *mono)
+{
+	const struct clk *clks[2] = { dev, mono };
+	s64 ns[2][SETTIME_ROUNDS], t0, base;
+	int id[2], r, c, i;
+
+	for (c = 0; c < 2; c++)
+		if (sys_timer_create(clks[c]->id, SIGEV_NONE, 0, 0, 0, &id[c])) {
+			printf("timer_settime cost: timer_create on %s failed\n",
+			       clks[c]->name);
+			if (c)
+				sys_timer_delete(id[0]);
+			return;
+		}
+	for (r = 0; r < SETTIME_ROUNDS; r++)
+		for (c = 0; c < 2; c++) {
+			base = clock_ns(clks[c]->id) + SEC(3600LL);
+			t0 = mono_ns();
+			for (i = 0; i < SETTIME_CALLS; i++)
+				sys_timer_settime(id[c], TIMER_ABSTIME,
+						  base + i * 1000, 0);
+			ns[c][r] = (mono_ns() - t0) / SETTIME_CALLS;
+		}
+	for (c = 0; c < 2; c++) {
+		qsort(ns[c], SETTIME_ROUNDS, sizeof(s64), cmp_s64);
+		sys_timer_delete(id[c]);
+	}
+	printf("\ntimer_settime, ns per call (median of %d rounds of %d): %s %lld, %s %lld\n",
+	       SETTIME_ROUNDS, SETTIME_CALLS, dev->name,
+	       (long long)ns[0][SETTIME_ROUNDS / 2], mono->name,
+	       (long long)ns[1][SETTIME_ROUNDS / 2]);
+	if (tsv) {
+		printf("bench\ttimer_settime, device\t%lld\tns\n",
+		       (long long)ns[0][SETTIME_ROUNDS / 2]);
+		printf("bench\ttimer_settime, CLOCK_MONOTONIC\t%lld\tns\n",
+		       (long long)ns[1][SETTIME_ROUNDS / 2]);
+	}
 }
 
 /* Room for the background timers: their signals and, later, timerfds. */
@@ -615,8 +703,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "n:b:p:h")) != -1) {
+	while ((c = getopt(argc, argv, "n:b:p:th")) != -1) {
 		switch (c) {
+		case 't':
+			o->tsv = true;
+			break;
 		case 'n':
 			o->samples = atoi(optarg);
 			if (o->samples < 1 || o->samples > MAX_SAMPLES)
@@ -650,10 +741,11 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o)) {
 		fprintf(stderr,
-			"usage: timer_latency [-n SAMPLES] [-b N,...] [-p PPM] DEVICE\n");
+			"usage: timer_latency [-t] [-n SAMPLES] [-b N,...] [-p PPM] DEVICE\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	tsv = o.tsv;
 	fd = open(o.path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, "timer_latency: %s: %s\n", o.path,
@@ -676,5 +768,7 @@ int main(int argc, char **argv)
 	if (kinds_table(&o, &dev, &mono) ||
 	    background_table(&o, &dev, &mono))
 		return 1;
+	if (!refused(probe_timer_create(dev.id)))
+		settime_cost(&dev, &mono);
 	return 0;
 }
