@@ -30,7 +30,7 @@ help:
 	@echo "    (TESTS=\"word ...\" runs the guest tests whose name holds a word, KERNELS=\"...\" picks"
 	@echo "     the kernels under test; results stay in out/runs/, out/SUITE is the latest)"
 	@echo "  make demo            boot the patched kernel, show its clocks, draw out/demo/*.png (gnuplot)"
-	@echo "  make bench           one table and pictures: dispatch, scaling, timers, mapping, teardown (~40 min)"
+	@echo "  make bench           one table and pictures: dispatch, scaling, timers, mapping, teardown (~25 min)"
 	@echo "  make bench-read      clock_gettime cost on a PHC fd clock, mainline vs patched (TCG)"
 	@echo "  make bench-timers    timer and sleep lateness on a ptp_sim clock vs CLOCK_MONOTONIC (TCG)"
 	@echo "  make clean           remove out/ (the cache stays)"
