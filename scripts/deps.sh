@@ -7,10 +7,12 @@ set -euo pipefail
 # libcap2 ... libseccomp2: the shared libraries of chronyd and chronyc
 # (apt-cache depends chrony), which the guest image copies from the host.
 # gnuplot-nox: the pictures of 'make demo' (scripts/demo-plot.sh).
+# trinity: the system call fuzzer, copied into the guest image
+# (tests/ptp/t-42-trinity.sh); it is never run on the host.
 pkgs=(linux-source-6.12 qemu-system-x86 linuxptp ethtool iproute2 busybox-static
 	ccache build-essential bc flex bison libelf-dev libssl-dev cpio kmod
 	xz-utils rsync socat python3 python3-ply python3-git git perl gzip procps jq
-	libcap2 libedit2 libgnutls30 libnettle8 libseccomp2 gnuplot-nox)
+	libcap2 libedit2 libgnutls30 libnettle8 libseccomp2 gnuplot-nox trinity)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

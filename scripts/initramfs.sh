@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # initramfs.sh KIND: build $BUILD/KIND/initramfs.cpio.gz: busybox, linuxptp,
-# ethtool, ip, bash, chrony (from $CACHE/chrony/root, extracted by deps.sh),
+# ethtool, ip, bash, trinity, chrony (from $CACHE/chrony/root, extracted by deps.sh),
 # the kernel's ptp, timers and rtc selftests built from the same tree, the
 # clockdev selftests (/usr/local/kselftest, run_kselftest.sh), the ABI
 # fuzzer (tests/fuzz/abi_fuzz.c) and KIND's modules.
@@ -125,6 +125,8 @@ copy_prog /bin/bash
 copy_prog /usr/bin/timeout
 # jq: the guest checks the tool's --json output with it.
 copy_prog /usr/bin/jq
+# trinity, the system call fuzzer (tests/ptp/t-42-trinity.sh).
+copy_prog /usr/bin/trinity
 # chrony, at its Debian paths, from the extracted package.
 copy_prog /usr/sbin/chronyd "$chrony/usr/sbin/chronyd"
 copy_prog /usr/bin/chronyc "$chrony/usr/bin/chronyc"

@@ -34,18 +34,22 @@ check)
 	# (ts2phc), on the other clocks with the RTC selftests, linuxptp and
 	# chrony (all mostly waiting for expiries or for daemons, which
 	# overlap), and the rest.  Mainline, which skips most of them, runs one.
-	# The debug kernel runs its tests in the same shards: t-88 sits with
-	# t-70 so that it adds no debug guest (a fifth one on 2 cores starved
-	# a guest into an RCU stall report at boot).
-	shards=("t-70 t-88" "t-74 t-80" "t-86 t-87")
+	# trinity (t-42) mostly waits too.  The debug kernel runs its tests
+	# in the same shards: t-88 and t-42 sit with t-70 so that they add no
+	# debug guest (a fifth one on 2 cores starved a guest into an RCU
+	# stall report at boot).
+	shards=("t-70 t-88 t-42" "t-74 t-80" "t-86 t-87")
 	# The debug kernel (KASAN, lockdep, kmemleak: many times slower
 	# under TCG) runs what its checkers are for: the error table with
-	# removal under open descriptors, the lifetime tests (with PTP as a
-	# module there), KUnit, timers and the RTC on one clock of each
-	# kind, the simulated wire (ts2phc; removal under a running output),
-	# and the QMP guests (hot-unplug, suspend).
+	# removal under open descriptors, the fuzzers (the ABI's and
+	# trinity), the lifetime tests (with PTP as a module there), the
+	# create/destroy races and RTC unbind cycles, what an unprivileged
+	# user can do, KUnit, timers and the RTC on one clock of each kind,
+	# the simulated wire (ts2phc; removal under a running output), and
+	# the QMP guests (hot-unplug, suspend); kmemleak scans after each
+	# test (tests/ptp/run.sh).
 	# 'make check-debug' runs every test on it.
-	debug_tests="t-00 t-10 t-40 t-41 t-45 t-60 t-70 t-74 t-80 t-88"
+	debug_tests="t-00 t-10 t-40 t-41 t-42 t-45 t-46 t-47 t-60 t-70 t-74 t-80 t-88"
 	timeout=1500 ;;
 debug)
 	under=(debug) tests=("$top"/tests/ptp/t-*.sh) qmp=1 series=0
@@ -54,7 +58,7 @@ debug)
 soak)
 	under=(patched) tests=("$top"/tests/ptp/soak/s-*.sh) qmp=0 series=0
 	shards=() debug_tests=
-	timeout=3600 ;;
+	timeout=9000 ;;
 rt)
 	under=(rt) tests=("$top"/tests/ptp/t-*kunit*.sh "$top"/tests/ptp/t-*timers.sh
 			  "$top"/tests/ptp/t-*rtc*.sh) qmp=1 series=0

@@ -94,6 +94,42 @@ rtc_of() {
 	echo "${rtc_of_r##*/}"
 }
 
+# kernel_reports: the count of kernel reports (warnings, BUGs, KASAN,
+# lockdep, hung tasks) in the kernel log so far; kernel_reports_since N
+# prints the last of them when there are more than N and fails.
+REPORTS='WARNING:|BUG:|Oops|KASAN:|UBSAN:|circular locking|recursive locking|inconsistent lock state|INFO: task .* blocked|rcu_sched self-detected stall|rcu: INFO'
+kernel_reports() {
+	dmesg | grep -cE "$REPORTS"
+}
+kernel_reports_since() {
+	[ "$(kernel_reports)" -gt "$1" ] || return 0
+	dmesg | grep -E "$REPORTS" | tail -n 20
+	return 1
+}
+
+# KMEMLEAK: the kernel's leak detector, where the kernel has one (debug).
+KMEMLEAK=/sys/kernel/debug/kmemleak
+
+# kmemleak_check NAME: on a kernel with kmemleak, scan the memory and
+# report "ok - NAME" when no unreferenced object was found, else "not ok"
+# with the first of them; then forget them, so that the next check reports
+# only its own.  kmemleak reports an object only once it is 5 s old and
+# unreferenced: what a test leaks in its last 5 s shows at the next check
+# (make soak's ends with a second scan).  Nothing on other kernels.
+kmemleak_check() {
+	[ -w $KMEMLEAK ] || return 0
+	echo scan > $KMEMLEAK
+	km_n=$(grep -c '^unreferenced object' $KMEMLEAK)
+	if [ "$km_n" = 0 ]; then
+		echo "ok - $1"
+	else
+		echo "not ok - $1"
+		echo "  $km_n unreferenced objects; the first:"
+		head -n 40 $KMEMLEAK | sed 's/^/  /'
+	fi
+	echo clear > $KMEMLEAK
+}
+
 # KSFT: the clockdev selftests as "make install" of tools/testing/selftests
 # lays them out (scripts/initramfs.sh), with run_kselftest.sh.
 KSFT=${KSFT:-/usr/local/kselftest}
@@ -151,7 +187,9 @@ ksft_run_once() {
 	[ $# = 0 ] || echo "  $kr_t $*"
 	# Appending: the runner writes the program's lines through a file
 	# description of its own (/dev/stdout), which must not overwrite ours.
-	env "$kr_var=$*" "$KSFT/run_kselftest.sh" -t "$kr_t" >> "$kr_out" 2>&1
+	# shellcheck disable=SC2086
+	env "$kr_var=$*" "$KSFT/run_kselftest.sh" ${KSFT_TIMEOUT:+-o $KSFT_TIMEOUT} \
+		-t "$kr_t" >> "$kr_out" 2>&1
 	echo "exit status $?" >> "$kr_out"
 	awk -v col="${kr_t%%:*}" -v prog="${kr_t#*:}" '
 	function emit(st, rest,    d) {

@@ -8,6 +8,7 @@
 # "# clockdev: TAG", for a TAG listed in $SKIP_TAGS, is skipped and says so.
 # usage: run.sh [TEST...]
 cd /payload || exit 1
+. ./lib.sh
 [ $# -gt 0 ] || set -- t-*.sh
 export SELFTESTS=/usr/local/bin/selftests
 echo 0 > /tmp/count
@@ -29,6 +30,9 @@ for t in "$@"; do
 		esac
 	done
 	echo "# ${t##*/} took $(($(cut -d. -f1 /proc/uptime) - t0)) s"
+	# On a kernel with kmemleak (debug): no leak after each test.
+	kmemleak_check "kmemleak: no unreferenced object after ${t##*/}" |
+		awk '/^(not )?ok - /{ print; next } { print "# " $0 }'
 done | while IFS= read -r line; do
 	case $line in
 	"ok - "*) n=$((n + 1)); echo "ok $n ${line#ok - }" ;;

@@ -254,6 +254,40 @@ bool reap_within(pid_t pid, int *status, s64 timeout_ns)
 	return true;
 }
 
+pid_t sleeper_until_gone(clockid_t clk)
+{
+	int p[2], err;
+	pid_t pid;
+	char b;
+
+	if (pipe(p))
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(p[0]);
+		close(p[1]);
+		return err;
+	}
+	if (!pid) {
+		close(p[0]);
+		if (write(p[1], "s", 1) != 1)
+			_exit(2);
+		err = sys_clock_nanosleep(clk, 0, SEC(3600), NULL);
+		_exit(err == -ENODEV ? 0 : 1);
+	}
+	close(p[1]);
+	if (!read_within(p[0], &b, 1, SEC(10)) ||
+	    !wait_task_state(pid, pid, 'S', SEC(10))) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		pid = -ETIMEDOUT;
+	}
+	close(p[0]);
+	return pid;
+}
+
 static s64 stall_max;
 
 static void *stall_monitor(void *arg)

@@ -105,6 +105,12 @@ bool wait_task_state(pid_t pid, pid_t tid, char state, s64 timeout_ns);
 bool read_within(int fd, void *buf, size_t len, s64 timeout_ns);
 /* waitpid() for at most @timeout_ns; on timeout @pid is killed, false. */
 bool reap_within(pid_t pid, int *status, s64 timeout_ns);
+/*
+ * Fork a child that sleeps in clock_nanosleep() on @clk for an hour and
+ * return once it sleeps there: its pid, or -errno.  The child exits 0
+ * when its sleep ends with ENODEV (the clock was removed), 1 otherwise.
+ */
+pid_t sleeper_until_gone(clockid_t clk);
 
 /*
  * Stalls: a thread reads a CLOCK_MONOTONIC timerfd ticking every 10 ms;

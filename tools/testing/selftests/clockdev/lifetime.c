@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,6 +206,65 @@ TEST_F_TIMEOUT(lifetime, unload_under_timers, 120)
 	run_cmd("modprobe ptp_sim >/dev/null 2>&1");
 	if (e1000e)
 		run_cmd("modprobe e1000e >/dev/null 2>&1");
+}
+
+/*
+ * The simulated PHC's module unloaded while its clock is open, read by
+ * nobody but held by a descriptor, an armed periodic timer, an armed
+ * timerfd and a process sleeping on it: the unload is not refused (users
+ * of a clock pin the core's module, never the driver's), it removes the
+ * clock, and every user sees a removed clock: ENODEV, the sleeper woken,
+ * the timerfd's poll() reporting an error.  Nothing of the driver may be
+ * called afterwards: KASAN would tell.
+ */
+TEST_F_TIMEOUT(lifetime, unload_driver_under_use, 120)
+{
+	struct itimerspec its = { .it_value.tv_sec = 3600,
+				  .it_interval.tv_sec = 1 };
+	struct pollfd pfd = { .events = POLLIN };
+	int id, tfd, err, st;
+	struct test_clock c;
+	char why[256];
+	s64 v, iv;
+	pid_t pid;
+
+	if (test_clock_make(&c, CK_PTP_SIM, why, sizeof(why)))
+		SKIP(return, "%s", why);
+	if (!loaded("ptp_sim")) {
+		test_clock_destroy(&c);
+		SKIP(return, "ptp_sim is built in: nothing to unload");
+	}
+	ASSERT_EQ(0, sys_timer_create(c.clk, SIGEV_NONE, 0, 0, 0, &id));
+	ASSERT_EQ(0, sys_timer_settime(id, 0, MS(5), MS(5)));
+	tfd = timerfd_create(c.clk, 0);
+	ASSERT_LE(0, tfd);
+	ASSERT_EQ(0, timerfd_settime(tfd, 0, &its, NULL));
+	pid = sleeper_until_gone(c.clk);
+	ASSERT_LE(0, pid) TH_LOG("a sleeper on the clock: %s", errname(-pid));
+
+	err = unload("ptp_sim");
+	ASSERT_EQ(0, err) TH_LOG("rmmod ptp_sim under an open clock, timers and a sleeper: %s",
+				 errname(-err));
+	/* The instance went with its module: test_clock_destroy() must not delete it. */
+	c.id = -1;
+
+	ASSERT_TRUE(reap_within(pid, &st, SEC(10)))
+		TH_LOG("the sleeper still sleeps 10 s after the unload");
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st))
+		TH_LOG("the sleeper: status 0x%x (1: not ENODEV)", st);
+	err = clock_ns(c.clk) < 0 ? -errno : 0;
+	EXPECT_EQ(-ENODEV, err) TH_LOG("clock_gettime: %s", errname(-err));
+	EXPECT_EQ(-ENODEV, sys_clock_freq(c.clk, 1000));
+	EXPECT_EQ(-ENODEV, sys_timer_gettime(id, &v, &iv));
+	EXPECT_EQ(-ENODEV, sys_timer_settime(id, 0, SEC(1), 0));
+	EXPECT_EQ(0, sys_timer_delete(id));
+	pfd.fd = tfd;
+	EXPECT_EQ(1, poll(&pfd, 1, 1000));
+	EXPECT_EQ(POLLERR | POLLHUP, pfd.revents & (POLLERR | POLLHUP));
+	close(tfd);
+	test_clock_destroy(&c);
+	err = run_cmd("modprobe ptp_sim");
+	EXPECT_EQ(0, err) TH_LOG("ptp_sim does not load again");
 }
 
 TEST_HARNESS_MAIN

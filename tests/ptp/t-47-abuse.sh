@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: GPL-2.0
+# What an unprivileged user who may only read a clock can do (clockdev
+# selftest abuse): its timers count against RLIMIT_SIGPENDING as on any
+# clock, /proc/PID/timers shows them, and thousands of its timers and
+# sleepers do not slow another user's reads of the clock more than the
+# same load on CLOCK_MONOTONIC does.
+. /payload/lib.sh
+r0=$(kernel_reports)
+ksft_run clockdev:abuse
+check "abuse: no kernel report" kernel_reports_since "$r0"
