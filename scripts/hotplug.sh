@@ -6,10 +6,12 @@
 # cases s2idle and alarm) in it; with --suspend, only suspend.sh's CASE
 # (QEMU sleeps in S3 only once per boot: one S3 case per boot).
 # When the guest prints "<<<clockdev-ready ID>>>" (its readers hold the PHC
-# of device ID open), sends QMP device_del ID.  A watchdog wakes a guest
+# of device ID open), sends QMP device_del ID; on "<<<clockdev-replug ID>>>"
+# QMP device_add puts NIC ID back (hot-unplug cycles).  A watchdog wakes a guest
 # that stays suspended WATCHDOG_S (default 30) seconds (scripts/qmp.sh), and
 # presses the power button of a guest still in suspend to idle 12 s after it
 # went down (freeze_watchdog, scripts/qmp.sh).
+# HOTPLUG_CYCLES (3) sets the unplug and replug cycles of hotplug.sh.
 # The guest's TAP goes to stdout; the exit status is qemu/run's.  Options
 # are passed to qemu/run (e.g. --console-log FILE, --timeout SECONDS).
 set -euo pipefail
@@ -37,8 +39,16 @@ qmp_device_del() {
 		echo "# qmp: device_del $1: socat failed"
 }
 
+# qmp_device_add ID: plug NIC ID (nicN, as qemu/run names them) back into
+# its root port rpN, on its backend netN, which outlive the device.
+qmp_device_add() {
+	local n=${1#nic}
+	qmp device_add "{\"driver\":\"e1000e\",\"id\":\"$1\",\"bus\":\"rp$n\",\"netdev\":\"net$n\"}" |
+		sed 's/^/# qmp: /' || echo "# qmp: device_add $1: socat failed"
+}
+
 # unplug_when_ready: copy the guest's output; unplug the device named by a
-# ready line.
+# ready line, plug back the one named by a replug line.
 unplug_when_ready() {
 	local line id
 	while IFS= read -r line; do
@@ -47,6 +57,9 @@ unplug_when_ready() {
 		*"<<<clockdev-ready "*">>>"*)
 			id=${line##*<<<clockdev-ready }
 			qmp_device_del "${id%%>>>*}" ;;
+		*"<<<clockdev-replug "*">>>"*)
+			id=${line##*<<<clockdev-replug }
+			qmp_device_add "${id%%>>>*}" ;;
 		esac
 	done
 }
@@ -139,7 +152,8 @@ sw=$!
 
 status=0
 "$top/qemu/run" --kernel "$kind" --qmp "$sock" "$@" "${extra[@]}" --payload "$top/tests/ptp" \
-	-- env SUSPEND_CASE="$case" sh /payload/run.sh $tests |
+	-- env SUSPEND_CASE="$case" HOTPLUG_CYCLES="${HOTPLUG_CYCLES:-3}" \
+	sh /payload/run.sh $tests |
 	unplug_when_ready | tee -a "$qmp/out" || status=$?
 kill $sw 2>/dev/null || true
 [ ! -e "$qmp/hung" ] || status=124

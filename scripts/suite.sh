@@ -9,7 +9,8 @@
 #   check   patched and debug: tests/ptp/t-*.sh, the QMP guests, the
 #           series checks (checkpatch, git am, repository = series)
 #   debug   debug: every test of check (check runs part of them on debug)
-#   soak    patched: tests/ptp/soak/s-*.sh (minutes each)
+#   soak    patched: tests/ptp/soak/s-*.sh (minutes each), and the QMP
+#           guests with 50 hot-unplug cycles
 #   rt      rt (PREEMPT_RT): the KUnit, timers and RTC tests, QMP guests
 #
 # Variables: TESTS (words; a guest test runs when its file name contains
@@ -56,8 +57,9 @@ debug)
 	shards=("t-70" "t-74 t-80") debug_tests=
 	timeout=2400 ;;
 soak)
-	under=(patched) tests=("$top"/tests/ptp/soak/s-*.sh) qmp=0 series=0
+	under=(patched) tests=("$top"/tests/ptp/soak/s-*.sh) qmp=1 series=0
 	shards=() debug_tests=
+	export HOTPLUG_CYCLES=${HOTPLUG_CYCLES:-50}
 	timeout=9000 ;;
 rt)
 	under=(rt) tests=("$top"/tests/ptp/t-*kunit*.sh "$top"/tests/ptp/t-*timers.sh
@@ -197,6 +199,7 @@ for k in "${order[@]}"; do
 	esac
 	# A debug guest started beside the others may take minutes to boot.
 	case $k in debug*) qt=900 ;; *) qt=600 ;; esac
+	[ "$suite" != soak ] || qt=3600	# 50 hot-unplug cycles
 	[ $qmp = 0 ] || qmp_guests "$k" --smp 1 --timeout $qt
 done
 wait_guests

@@ -65,6 +65,13 @@ vanishes() {
 	done
 }
 
+# vanish PATH...: vanishes, for each PATH.
+vanish() {
+	for p in "$@"; do
+		vanishes "$p" || return 1
+	done
+}
+
 # show NAME: the first and the last lines of a reader's log.
 show() {
 	sed -n '1p;$p' "$tmp/$1.log" | sed "s/^/$1: /"
@@ -111,3 +118,48 @@ check "hotplug: read() on the removed clock fails with ENODEV" \
 check "hotplug: /sys/class/ptp/$ptp is removed" vanishes "/sys/class/ptp/$ptp"
 check "hotplug: $dev is removed" vanishes "$dev"
 check "hotplug: the e1000e PCI function is removed" vanishes "$pci"
+
+# Cycles: "<<<clockdev-replug nic0>>>" asks the host to plug the NIC back
+# (QMP device_add); its new PHC must work, then unplug (a clockdev
+# selftest program) holds it in every way user space can and asks for the
+# removal again, and times how each use learns of it.  HOTPLUG_CYCLES=N
+# (3; 'make soak': 50).
+cycles=${HOTPLUG_CYCLES:-3}
+unplug=$KSFT/clockdev/unplug
+# new_nic0: wait up to 60 s for an e1000e PCI function with a PHC; set
+# pci and dev.
+new_nic0() {
+	i=0
+	while [ $i -lt 600 ]; do
+		pci=$(readlink -f /sys/bus/pci/drivers/e1000e/0000:* 2>/dev/null | head -n 1)
+		if [ -n "$pci" ] && ptp=$(ptp_of_device "$pci"); then
+			dev=/dev/$ptp
+			[ -c "$dev" ] && return 0
+		fi
+		i=$((i + 1))
+		sleep 0.1
+	done
+	return 1
+}
+c=1
+while [ $c -le "$cycles" ]; do
+	echo "<<<clockdev-replug nic0>>>"
+	if ! new_nic0; then
+		echo "not ok - hotplug: cycle $c: nic0 comes back with a PHC"
+		break
+	fi
+	echo "ok - hotplug: cycle $c: nic0 comes back with a PHC"
+	echo "nic0: PCI $pci, PHC $dev"
+	check "hotplug: cycle $c: the PHC of the new nic0 answers" \
+		phc_ctl -q "$dev" get caps
+	if [ ! -x "$unplug" ]; then
+		echo "not ok - hotplug: cycle $c: $unplug is installed"
+		break
+	fi
+	"$unplug" --clock "$dev" --name "cycle $c" --ready-fd 3 \
+		--ready "<<<clockdev-ready nic0>>>" 3>&1 > "$tmp/unplug" 2>&1
+	cat "$tmp/unplug"
+	check "hotplug: cycle $c: the PCI function and $dev are removed" \
+		vanish "$pci" "$dev"
+	c=$((c + 1))
+done
