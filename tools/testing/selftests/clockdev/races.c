@@ -176,8 +176,16 @@ static void use(struct worker *w, clockid_t clk)
 						  - 1000000), 0);
 		break;
 	case 3:
-		judge(r, OP_STEP, sys_clock_step(clk, rand_r(&w->seed) % 2 ?
-						 MS(1) : -MS(1)), 0);
+		/*
+		 * A new ptp_sim starts at 0: a step below 0 is the PTP
+		 * class's EINVAL.  Back only once past a second, which the
+		 * other threads' steps of a millisecond cannot undo.
+		 */
+		now = clock_ns(clk);
+		err = now < 0 ? -errno :
+		      sys_clock_step(clk, now > SEC(1) && rand_r(&w->seed) % 2 ?
+				     -MS(1) : MS(1));
+		judge(r, OP_STEP, err, 0);
 		break;
 	case 4:
 		if (w->ntimers == RACE_TIMERS)
