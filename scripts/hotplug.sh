@@ -88,8 +88,10 @@ watch_console() {
 # in.  A guest that hangs silently (seen on the debug kernel beside seven
 # other guests, after a hot-unplug) then leaves a trace in its TAP.  After
 # the third such report in a row and LIMIT s more of silence it is hung: the
-# watchdog says so, leaves the file hung beside OUT and quits QEMU, and the
-# script ends as on a timeout (status 124) rather than waiting for it.
+# watchdog says so, leaves the file hung beside OUT, injects an NMI (the
+# guest panics and prints its state: see qemu/run --append below), quits
+# QEMU, and the script ends as on a timeout (status 124) rather than
+# waiting for it.
 stall_watchdog() {
 	local con=$1 out=$2 limit=$3 last= now map=$BUILD/$kind/System.map i
 	local reports=0
@@ -101,8 +103,22 @@ stall_watchdog() {
 		fi
 		[ $((SECONDS - since)) -ge "$limit" ] || continue
 		if [ $reports -ge 3 ]; then
-			echo "# stall: no output for $((4 * limit)) s: hung, quitting QEMU"
+			echo "# stall: no output for $((4 * limit)) s: hung; an NMI to every vCPU makes it panic and print its tasks, timers, locks and backtraces to its console, then QEMU quits"
 			: > "${out%/*}/hung"
+			qmp inject-nmi > /dev/null
+			# The dump is done when the console has not grown for
+			# 5 s (the guest reboots, and QEMU exits, at its end).
+			last= i=0 same=0
+			while [ $i -lt 60 ] && [ $same -lt 5 ]; do
+				sleep 1
+				now=$(stat -c %s "$con")
+				if [ "$now" = "$last" ]; then
+					same=$((same + 1))
+				else
+					same=0
+				fi
+				last=$now i=$((i + 1))
+			done
 			qmp quit > /dev/null
 			return
 		fi
@@ -151,7 +167,11 @@ stall_watchdog "$conlog" "$qmp/out" "${STALL_S:-120}" &
 sw=$!
 
 status=0
-"$top/qemu/run" --kernel "$kind" --qmp "$sock" "$@" "${extra[@]}" --payload "$top/tests/ptp" \
+# A hung guest is told so by an NMI (stall_watchdog): then it panics and
+# prints what it was waiting for (panic_print: tasks, timers, locks, every
+# CPU's backtrace).
+"$top/qemu/run" --kernel "$kind" --qmp "$sock" --append "unknown_nmi_panic panic_print=0x4d" \
+	"$@" "${extra[@]}" --payload "$top/tests/ptp" \
 	-- env SUSPEND_CASE="$case" HOTPLUG_CYCLES="${HOTPLUG_CYCLES:-3}" \
 	sh /payload/run.sh $tests |
 	unplug_when_ready | tee -a "$qmp/out" || status=$?
