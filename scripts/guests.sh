@@ -17,18 +17,24 @@
 # waits for a slot before QEMU starts, so its timeout is not eaten.
 GUEST_SLOTS=${GUEST_SLOTS:-$((3 * JOBS))}
 
-# slot_run CMD...: run CMD while holding one of the GUEST_SLOTS slots
-# (a lock file each); poll for a free one every second.
+# slot_run GUEST CMD...: run CMD while holding one of the GUEST_SLOTS slots
+# (a lock file each); poll for a free one every second.  $res/timeline gets
+# "GUEST START END" (seconds since the epoch) once CMD ends.
 slot_run() {
-	local i rc
+	local guest=$1 i rc
+	shift
 	while :; do
 		for ((i = 0; i < GUEST_SLOTS; i++)); do
 			rc=0
-			flock -n -E 253 "$res/.slot$i" "$@" || rc=$?
-			[ $rc = 253 ] || return $rc
+			flock -n -E 253 "$res/.slot$i" \
+				sh -c 'date +%s > "$0"; exec "$@"' "$res/$guest.start" "$@" || rc=$?
+			[ $rc = 253 ] || break 2
 		done
 		sleep 1
 	done
+	echo "$guest $(cat "$res/$guest.start") $(date +%s)" >> "$res/timeline"
+	rm -f "$res/$guest.start"
+	return $rc
 }
 
 # start_guest GUEST KIND CMD...: run CMD in the background as guest GUEST of
@@ -38,7 +44,7 @@ start_guest() {
 	shift 2
 	echo "$guest $kind" >> "$res/guests"
 	( set +e
-	  slot_run "$@" > "$res/$guest.tap" 2> "$res/$guest.err"
+	  slot_run "$guest" "$@" > "$res/$guest.tap" 2> "$res/$guest.err"
 	  echo $? > "$res/$guest.rc" ) &
 }
 
@@ -47,7 +53,7 @@ run_guest() {
 	local guest=$1 kind=$2
 	shift 2
 	echo "$guest $kind" >> "$res/guests"
-	slot_run "$@" > "$res/$guest.tap" 2> "$res/$guest.err"
+	slot_run "$guest" "$@" > "$res/$guest.tap" 2> "$res/$guest.err"
 	echo $? > "$res/$guest.rc"
 }
 
@@ -69,7 +75,7 @@ run_guest_hang_retry() {
 			[ ! -f "$res/$guest.$f" ] || mv "$res/$guest.$f" "$res/$guest.$n.$f"
 		done
 		n=$((n + 1))
-		slot_run "$@" > "$res/$guest.tap" 2> "$res/$guest.err"
+		slot_run "$guest" "$@" > "$res/$guest.tap" 2> "$res/$guest.err"
 		echo $? > "$res/$guest.rc"
 	done
 	[ $n -gt 1 ] && [ "$(cat "$res/$guest.rc")" = 0 ] || return 0
@@ -77,13 +83,14 @@ run_guest_hang_retry() {
 		> "$res/$guest.flaky"
 }
 
-# qmp_guests KIND QEMU_RUN_OPTION...: in the background, one after the
-# other, the guests of scripts/hotplug.sh: hot-unplug with the s2idle and
-# alarm suspend cases, then one boot for each further case (QEMU sleeps in
-# S3 once per boot).  A case the kernel cannot run skips itself.
+# qmp_guests KIND CASES QEMU_RUN_OPTION...: in the background, one after
+# the other, the guests of scripts/hotplug.sh: hot-unplug with the s2idle
+# and alarm suspend cases, then one boot for each further suspend case in
+# CASES (words of rtcclock, ptpsim, rebind: QEMU sleeps in S3 once per
+# boot).  A case the kernel cannot run skips itself.
 qmp_guests() {
-	local kind=$1 c cases="rtcclock ptpsim rebind"
-	shift
+	local kind=$1 cases=$2 c
+	shift 2
 	( set +e
 	  run_guest_hang_retry "$kind-hotplug" "$kind" "$top/scripts/hotplug.sh" "$kind" "$@" \
 		--console-log "$res/$kind-hotplug.console"

@@ -30,41 +30,48 @@ suite=${1:?usage: suite.sh check|debug|soak|rt}
 case $suite in
 check)
 	under=(patched debug) tests=("$top"/tests/ptp/t-*.sh) qmp=1 series=1
-	# The kernels under test run their tests in four guests side by
-	# side: the timers selftests on ptp_sim with the simulated wire
-	# (ts2phc), on the other clocks with the RTC selftests, linuxptp and
-	# chrony (all mostly waiting for expiries or for daemons, which
-	# overlap), and the rest.  Mainline, which skips most of them, runs one.
-	# trinity (t-42) mostly waits too.  The debug kernel runs its tests
-	# in the same shards: t-88 and t-42 sit with t-70 so that they add no
-	# debug guest (a fifth one on 2 cores starved a guest into an RCU
-	# stall report at boot).
-	shards=("t-70 t-88 t-42" "t-74 t-80" "t-86 t-87")
+	# Each kernel runs its tests in guests side by side (shards, below),
+	# so that no guest runs much longer than the others: the timers
+	# selftests wait for expiries (seconds each, the RTC's a second at
+	# least), linuxptp and chrony for their daemons, trinity's children
+	# for their calls; the guests' kernels are tickless when idle
+	# (qemu/config/base.config), so a waiting guest costs little CPU.
+	shards=("t-74" "t-75" "t-80 t-86 t-87 t-88" "t-42 t-70"
+		"t-50 t-71 t-72 t-73 t-90")
+	# Mainline skips most of them (no timers on fd clocks): two guests.
+	mainline_shards=("t-42 t-74 t-75 t-80")
 	# The debug kernel (KASAN, lockdep, kmemleak: many times slower
-	# under TCG) runs what its checkers are for: the error table with
-	# removal under open descriptors, the fuzzers (the ABI's and
-	# trinity), the lifetime tests (with PTP as a module there), the
-	# create/destroy races and RTC unbind cycles, what an unprivileged
-	# user can do, KUnit, timers and the RTC on one clock of each kind,
-	# the simulated wire (ts2phc; removal under a running output), and
-	# the QMP guests (hot-unplug, suspend); kmemleak scans after each
-	# test (tests/ptp/run.sh).
-	# 'make check-debug' runs every test on it.
-	debug_tests="t-00 t-10 t-40 t-41 t-42 t-45 t-46 t-47 t-60 t-70 t-74 t-80 t-88"
+	# under TCG, every guest CPU-bound) runs what its checkers are for:
+	# the error table with removal under open descriptors, the fuzzers
+	# (the ABI's and trinity), the lifetime tests (with PTP as a module
+	# there), the create/destroy races and RTC unbind cycles, what an
+	# unprivileged user can do, KUnit, timers on the ptp_sim whose reads
+	# sleep, the simulated wire (ts2phc; removal under a running output),
+	# and the QMP guests (hot-unplug with the s2idle and alarm suspend
+	# cases, and an RTC clock's timer waking the system from S3);
+	# kmemleak scans after each test (tests/ptp/run.sh).  The timers
+	# selftests on the other clocks (t-74, t-75), the RTC selftests (t-80)
+	# and the other suspend cases run on it in 'make check-debug', which
+	# runs every test: in make check they would double its time.
+	debug_tests="t-00 t-10 t-40 t-41 t-42 t-45 t-46 t-47 t-60 t-70 t-88"
+	debug_shards=("t-42 t-70 t-88" "t-41 t-46 t-47")
+	debug_cases="rtcclock"
 	timeout=1500 ;;
 debug)
 	under=(debug) tests=("$top"/tests/ptp/t-*.sh) qmp=1 series=0
-	shards=("t-70" "t-74 t-80") debug_tests=
+	shards=() mainline_shards=() debug_tests=
+	debug_shards=("t-70" "t-42 t-88" "t-74 t-75 t-80" "t-41 t-46 t-47")
+	debug_cases="rtcclock ptpsim rebind"
 	timeout=2400 ;;
 soak)
 	under=(patched) tests=("$top"/tests/ptp/soak/s-*.sh) qmp=1 series=0
-	shards=() debug_tests=
+	shards=() mainline_shards=() debug_shards=() debug_tests= debug_cases=
 	export HOTPLUG_CYCLES=${HOTPLUG_CYCLES:-50}
 	timeout=9000 ;;
 rt)
 	under=(rt) tests=("$top"/tests/ptp/t-*kunit*.sh "$top"/tests/ptp/t-*timers.sh
 			  "$top"/tests/ptp/t-*rtc*.sh) qmp=1 series=0
-	shards=() debug_tests=
+	shards=() mainline_shards=() debug_shards=() debug_tests= debug_cases=
 	timeout=1500 ;;
 *) die "unknown suite '$suite' (check, debug, soak, rt)" ;;
 esac
@@ -181,26 +188,29 @@ for k in "${order[@]}"; do
 	debug*) [ -z "$debug_tests" ] || mapfile -t mine < <(named "$debug_tests" "${tests[@]}") ;;
 	esac
 	case $k in
-	mainline*) [ ${#mine[@]} = 0 ] || main_guest "$k" "$k" "${mine[@]}" ;;
-	*)
-		# Each shard's tests go to a guest of their own (KIND-2, ...),
-		# the rest to KIND.
-		rest=("${mine[@]}") n=1
-		for sh in "${shards[@]}"; do
-			mapfile -t part < <(named "$sh" "${rest[@]}")
-			left=()
-			for t in "${rest[@]}"; do
-				case " ${part[*]} " in *" $t "*) ;; *) left+=("$t") ;; esac
-			done
-			rest=("${left[@]}") n=$((n + 1))
-			[ ${#part[@]} = 0 ] || main_guest "$k-$n" "$k" "${part[@]}"
-		done
-		[ ${#rest[@]} = 0 ] || main_guest "$k" "$k" "${rest[@]}" ;;
+	debug*) my_shards=("${debug_shards[@]}") ;;
+	mainline*) my_shards=("${mainline_shards[@]}") ;;
+	*) my_shards=("${shards[@]}") ;;
 	esac
+	# Each shard's tests go to a guest of their own (KIND-2, ...), the
+	# rest to KIND.
+	rest=("${mine[@]}") n=1
+	for sh in "${my_shards[@]}"; do
+		mapfile -t part < <(named "$sh" "${rest[@]}")
+		left=()
+		for t in "${rest[@]}"; do
+			case " ${part[*]} " in *" $t "*) ;; *) left+=("$t") ;; esac
+		done
+		rest=("${left[@]}") n=$((n + 1))
+		[ ${#part[@]} = 0 ] || main_guest "$k-$n" "$k" "${part[@]}"
+	done
+	[ ${#rest[@]} = 0 ] || main_guest "$k" "$k" "${rest[@]}"
 	# A debug guest started beside the others may take minutes to boot.
 	case $k in debug*) qt=900 ;; *) qt=600 ;; esac
 	[ "$suite" != soak ] || qt=3600	# 50 hot-unplug cycles
-	[ $qmp = 0 ] || qmp_guests "$k" --smp 1 --timeout $qt
+	# The suspend cases: each a boot of its own.
+	case $k in debug*) cases=$debug_cases ;; *) cases="rtcclock ptpsim rebind" ;; esac
+	[ $qmp = 0 ] || qmp_guests "$k" "$cases" --smp 1 --timeout $qt
 done
 wait_guests
 # What the guests cost: QEMU's CPU time (qemu/run reports it), the figure
@@ -215,5 +225,13 @@ while read -r g _; do
 	cpu=$((cpu + s))
 done < "$res/guests"
 log "guests done in $((SECONDS - t0)) s, $cpu s of CPU (per guest: $res/cpu)"
+# When each guest ran, from the first start: where the time went.
+if [ -f "$res/timeline" ]; then
+	sort -k2n "$res/timeline" | awk 'NR == 1 { t0 = $2 }
+		{ printf "%-28s %5d s .. %5d s: %4d s\n", $1, $2 - t0, $3 - t0, $3 - $2 }' \
+		> "$res/timeline.txt"
+	log "the last guests to finish (all: $res/timeline.txt):"
+	sort -k5n "$res/timeline.txt" | tail -n 3 >&2
+fi
 
 "$top/scripts/judge.sh" "$res" "${under[@]}" | tee "$res/summary.txt"

@@ -103,13 +103,8 @@ make_clocks() {
 	return 0
 }
 
-# warnings: the count of kernel reports in the log so far
-warnings() {
-	dmesg | grep -cE 'WARNING:|BUG:|Oops|KASAN:|UBSAN:|circular locking|recursive locking|inconsistent lock state|INFO: task .* blocked'
-}
-
 echo "# clocks from ${bus:-nowhere (no ptp_sim, no netdevsim)}; $CALLS calls a run"
-w0=$(warnings)
+r0=$(kernel_reports)
 
 # The removals are the fuzzer's: a process that keeps root's credentials
 # writes del_device at a call drawn from the seed.
@@ -140,6 +135,4 @@ else
 fi
 del_clocks
 
-w1=$(warnings)
-check "abi-fuzz: no kernel report during the runs" \
-	sh -c "[ $w1 = $w0 ] || { dmesg | grep -E 'WARNING:|BUG:|Oops|KASAN:|UBSAN:|locking|lock state|INFO: task' | tail -n 20; false; }"
+check "abi-fuzz: no kernel report during the runs" kernel_reports_since "$r0"

@@ -1,14 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
-# The timers selftests (see t-70) on netdevsim's mock PHC, an RTC clock and
-# the static clocks CLOCK_MONOTONIC and CLOCK_REALTIME, which run the same
-# tests side by side with the dynamic ones.  A subset runs timerfd on the
-# RTC clock (timers driven by the RTC's alarm).
+# The timers selftests (see t-70) on netdevsim's mock PHC and on the static
+# clocks CLOCK_MONOTONIC and CLOCK_REALTIME, which run the same tests side
+# by side with the dynamic ones; t-75 runs them on an RTC clock.  A subset
+# runs timerfd on the mock PHC.
 . /payload/lib.sh
 if [ -n "${SUBSET:-}" ]; then
-	set -- -v rtc_timerfd
+	set -- -v mock_phc_timerfd
 else
 	set -- -v mock_phc_posix -v mock_phc_nanosleep -v mock_phc_timerfd \
-		-v rtc_posix -v rtc_nanosleep -v rtc_timerfd \
 		-v monotonic_posix -v monotonic_nanosleep -v monotonic_timerfd \
 		-v realtime_posix -v realtime_nanosleep -v realtime_timerfd
 fi
