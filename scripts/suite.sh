@@ -56,22 +56,24 @@ check)
 	debug_tests="t-00 t-10 t-40 t-41 t-42 t-45 t-46 t-47 t-60 t-70 t-88"
 	debug_shards=("t-42 t-70 t-88" "t-41 t-46 t-47")
 	debug_cases="rtcclock"
+	# and the short forms of the long ones there (tests/ptp/lib.sh, SHORT).
+	debug_short=1
 	timeout=1500 ;;
 debug)
 	under=(debug) tests=("$top"/tests/ptp/t-*.sh) qmp=1 series=0
 	shards=() mainline_shards=() debug_tests=
 	debug_shards=("t-70" "t-42 t-88" "t-74 t-75 t-80" "t-41 t-46 t-47")
-	debug_cases="rtcclock ptpsim rebind"
+	debug_cases="rtcclock ptpsim rebind" debug_short=''
 	timeout=2400 ;;
 soak)
 	under=(patched) tests=("$top"/tests/ptp/soak/s-*.sh) qmp=1 series=0
-	shards=() mainline_shards=() debug_shards=() debug_tests= debug_cases=
+	shards=() mainline_shards=() debug_shards=() debug_tests='' debug_cases='' debug_short=''
 	export HOTPLUG_CYCLES=${HOTPLUG_CYCLES:-50}
 	timeout=9000 ;;
 rt)
 	under=(rt) tests=("$top"/tests/ptp/t-*kunit*.sh "$top"/tests/ptp/t-*timers.sh
 			  "$top"/tests/ptp/t-*rtc*.sh) qmp=1 series=0
-	shards=() mainline_shards=() debug_shards=() debug_tests= debug_cases=
+	shards=() mainline_shards=() debug_shards=() debug_tests='' debug_cases='' debug_short=''
 	timeout=1500 ;;
 *) die "unknown suite '$suite' (check, debug, soak, rt)" ;;
 esac
@@ -150,16 +152,16 @@ log "series and builds done in $((SECONDS - t_start)) s"
 
 # main_guest GUEST KIND TEST...: boot KIND and run the guest tests given.
 main_guest() {
-	local guest=$1 k=$2 skip_tags= subset=
+	local guest=$1 k=$2 skip_tags='' subset='' short=''
 	shift 2
 	# The debug kernel's checkers make every test many times slower: it
 	# skips the tests marked timing (fixed latency thresholds) and runs
 	# the selftests on one clock of each kind (tests/ptp/lib.sh,
 	# ksft_subset); its console must stay silent all along.
-	case $k in debug*) skip_tags=timing subset=1 ;; esac
+	case $k in debug*) skip_tags=timing subset=1 short=$debug_short ;; esac
 	start_guest "$guest" "$k" "$top/qemu/run" --kernel "$k" --timeout "$timeout" \
 		--console-log "$res/$guest.console" --payload "$top/tests/ptp" \
-		-- env SKIP_TAGS="$skip_tags" SUBSET="$subset" \
+		-- env SKIP_TAGS="$skip_tags" SUBSET="$subset" SHORT="$short" \
 		EXPECT_RELEASE="$(cat "$BUILD/$k/kernelrelease")" \
 		sh /payload/run.sh "${@#"$top"/tests/ptp/}"
 }

@@ -227,6 +227,9 @@ ksft_run_once() {
 # kernel where scripts/suite.sh asks for a subset ($SUBSET: the debug
 # kernel, whose checkers make every test many times slower), only what the
 # harness options ARG select.  The suite says which kernels run subsets.
+# $SHORT asks for the short form of the long tests besides (make check's
+# debug guests: fewer trinity calls, no read-rate measure under attack);
+# make check-debug runs them whole.
 ksft_subset() {
 	ks_t=$1
 	shift

@@ -11,10 +11,12 @@
 # fuzzer (t-41) covers fd clockids.  Each run must end by itself after its
 # calls, and the kernel must report nothing.  TRINITY_CALLS=N sets the
 # calls of a run (5000; 2000 where $SUBSET asks for a subset: the debug
-# kernel; make soak: 150000), TRINITY_SEED=N replays a run's seed.
+# kernel, 1000 in its $SHORT form, make check; make soak: 150000),
+# TRINITY_SEED=N replays a run's seed.
 . /payload/lib.sh
 CALLS=${TRINITY_CALLS:-5000}
 [ -z "${SUBSET:-}" ] || CALLS=${TRINITY_CALLS:-2000}
+[ -z "${SHORT:-}" ] || CALLS=${TRINITY_CALLS:-1000}
 SEED=${TRINITY_SEED:+-s $TRINITY_SEED}
 A=47 B=48	# ptp_sim instances: reads that do not sleep, and that do
 victims=/tmp/trinity-victims
