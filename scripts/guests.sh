@@ -77,11 +77,13 @@ run_guest() {
 # (timeout, status 124) boots again, up to three boots in all.  The files of
 # a boot that hung stay as GUEST.N.*; if a later boot passes, its checks and
 # its clean finish are flaky (GUEST.flaky holds why, scripts/judge.sh
-# reports them so), not passed.  Only for the QMP guests: the debug kernel's
-# hot-unplug guest has hung silently beside seven other guests after the
-# unplug ("removed PHC", then every vCPU idle), and never alone (the
-# "stall:" lines of GUEST.N.tap say where its CPUs were); a second boot
-# hung too once, when make check-each ran beside make check.
+# reports them so), not passed.  Only for the QMP guests, whose host side
+# waits for the guest's requests: a guest that hangs there shows as a stall
+# (scripts/hotplug.sh's watchdog, then an NMI and the guest's task dump on
+# its console).  The debug kernel's hot-unplug guest hung so under load,
+# every vCPU idle after the unplug: the task dump showed its phc_ctl
+# readers asleep in pause(), a race of phc_ctl's "wait" (tests/ptp/hotplug.sh
+# now reads with the clockdev tool).
 run_guest_hang_retry() {
 	local guest=$1 kind=$2 f n=1
 	run_guest "$@"
