@@ -27,6 +27,13 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 suite=${1:?usage: suite.sh check|debug|soak|rt}
+# Defaults, which a suite below overrides: the QMP guests' suspend cases
+# (each a boot of its own), the kernels' shards (none: one guest each),
+# the debug kernel's tests (empty: all), its suspend cases and whether it
+# runs the short forms of the long tests (tests/ptp/lib.sh, SHORT).
+all_cases="rtcclock ptpsim rebind"
+shards=() mainline_shards=() debug_shards=()
+debug_tests='' debug_cases=$all_cases debug_short=''
 case $suite in
 check)
 	under=(patched debug) tests=("$top"/tests/ptp/t-*.sh) qmp=1 series=1
@@ -34,8 +41,8 @@ check)
 	# so that no guest runs much longer than the others: the timers
 	# selftests wait for expiries (seconds each, the RTC's a second at
 	# least), linuxptp and chrony for their daemons, trinity's children
-	# for their calls; the guests' kernels are tickless when idle
-	# (qemu/config/base.config), so a waiting guest costs little CPU.
+	# for their calls; a waiting guest costs little CPU (an idle patched
+	# guest about a tenth of a core).
 	shards=("t-74" "t-75" "t-80 t-86 t-87 t-88" "t-42 t-70"
 		"t-50 t-71 t-72 t-73 t-90")
 	# Mainline skips most of them (no timers on fd clocks): two guests.
@@ -61,19 +68,15 @@ check)
 	timeout=1500 ;;
 debug)
 	under=(debug) tests=("$top"/tests/ptp/t-*.sh) qmp=1 series=0
-	shards=() mainline_shards=() debug_tests=
 	debug_shards=("t-70" "t-42 t-88" "t-74 t-75 t-80" "t-41 t-46 t-47")
-	debug_cases="rtcclock ptpsim rebind" debug_short=''
 	timeout=2400 ;;
 soak)
 	under=(patched) tests=("$top"/tests/ptp/soak/s-*.sh) qmp=1 series=0
-	shards=() mainline_shards=() debug_shards=() debug_tests='' debug_cases='' debug_short=''
 	export HOTPLUG_CYCLES=${HOTPLUG_CYCLES:-50}
 	timeout=9000 ;;
 rt)
 	under=(rt) tests=("$top"/tests/ptp/t-*kunit*.sh "$top"/tests/ptp/t-*timers.sh
 			  "$top"/tests/ptp/t-*rtc*.sh) qmp=1 series=0
-	shards=() mainline_shards=() debug_shards=() debug_tests='' debug_cases='' debug_short=''
 	timeout=1500 ;;
 *) die "unknown suite '$suite' (check, debug, soak, rt)" ;;
 esac
@@ -210,8 +213,7 @@ for k in "${order[@]}"; do
 	# A debug guest started beside the others may take minutes to boot.
 	case $k in debug*) qt=900 ;; *) qt=600 ;; esac
 	[ "$suite" != soak ] || qt=3600	# 50 hot-unplug cycles
-	# The suspend cases: each a boot of its own.
-	case $k in debug*) cases=$debug_cases ;; *) cases="rtcclock ptpsim rebind" ;; esac
+	case $k in debug*) cases=$debug_cases ;; *) cases=$all_cases ;; esac
 	[ $qmp = 0 ] || qmp_guests "$k" "$cases" --smp 1 --timeout $qt
 done
 wait_guests

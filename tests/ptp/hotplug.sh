@@ -11,8 +11,9 @@
 # then calls pause(), and a SIGALRM that comes before pause() is lost, so
 # a reader whose vCPU is descheduled for the wait's 100 ms between the two
 # sleeps forever: the debug kernel's hot-unplug guest, at a low priority
-# beside eight others, hung so, all tasks asleep, phc_ctl in pause().)  Once all three have the clock, the line "<<<clockdev-ready nic0>>>"
-# asks the host to send QMP device_del nic0.
+# beside eight others, hung so, all tasks asleep, phc_ctl in pause().)
+# Once all three have the clock, the line "<<<clockdev-ready nic0>>>" asks
+# the host to send QMP device_del nic0.
 # Then every reader must get ENODEV on the descriptor it holds, and the
 # class device, the device node and the PCI function must go away.
 . /payload/lib.sh
