@@ -88,8 +88,11 @@ guest_results() {
 	if [ "$rc" = 0 ]; then
 		printf 'pass\tguest %s finished cleanly (no kernel report)\t\n' "$g"
 	else
-		printf 'fail\tguest %s finished cleanly (exit status %s%s)\t\n' "$g" "$rc" \
-			"$(case $rc in 124) echo ": timeout";; 125) echo ": kernel report or no status";; esac)"
+		# qemu/run names the report in one line: CI keeps only the tail
+		# of the log, so the FAILED list says what it was.
+		printf 'fail\tguest %s finished cleanly (exit status %s%s)\t%s\n' "$g" "$rc" \
+			"$(case $rc in 124) echo ": timeout";; 125) echo ": kernel report or no status";; esac)" \
+			"$(sed -n 's/^run: kernel report: //p' "$res/$g.err" 2>/dev/null | head -n 1 | cut -c1-300)"
 	fi
 }
 
