@@ -53,43 +53,28 @@ slot_run() {
 	return $rc
 }
 
-# start_guest GUEST KIND CMD...: run CMD in the background as guest GUEST of
-# kernel KIND, its stdout in $res/GUEST.tap.
-start_guest() {
-	local guest=$1 kind=$2
+# boots GUEST RETRY CMD...: slot_run GUEST CMD..., its output in
+# $res/GUEST.tap, .err and .rc; while its status is one of the words of
+# RETRY, it boots again, up to three boots in all.  The files of an earlier
+# boot stay as GUEST.N.*.  When a later boot passes after one that hung
+# (124: the QMP guests, below), its checks and its clean finish are flaky
+# (GUEST.flaky says why; scripts/judge.sh reports them so), not passed.
+# When the earlier boots ended only because QEMU itself failed (123:
+# qemu/run found the emulator dead by a signal, e.g. QEMU 10.0.2's
+# "iotlb_to_section: Assertion `section_index < d->map.sections_nb'
+# failed", seen once in some sixty TCG boots), the checks of the boot
+# that passed ran once and count as they came; the guest's clean finish is
+# flaky, with QEMU's words (GUEST.emu).
+boots() {
+	local guest=$1 retry=$2 f n=1 hung=0 why=
 	shift 2
-	echo "$guest $kind" >> "$res/guests"
-	# shellcheck disable=SC2046
-	( set +e
-	  slot_run "$guest" $(guest_prio "$kind") "$@" > "$res/$guest.tap" 2> "$res/$guest.err"
-	  echo $? > "$res/$guest.rc" ) &
-}
-
-# run_guest GUEST KIND CMD...: start_guest, in the foreground.
-run_guest() {
-	local guest=$1 kind=$2
-	shift 2
-	echo "$guest $kind" >> "$res/guests"
 	slot_run "$guest" "$@" > "$res/$guest.tap" 2> "$res/$guest.err"
 	echo $? > "$res/$guest.rc"
-}
-
-# run_guest_hang_retry GUEST KIND CMD...: run_guest; a guest that hung
-# (timeout, status 124) boots again, up to three boots in all.  The files of
-# a boot that hung stay as GUEST.N.*; if a later boot passes, its checks and
-# its clean finish are flaky (GUEST.flaky holds why, scripts/judge.sh
-# reports them so), not passed.  Only for the QMP guests, whose host side
-# waits for the guest's requests: a guest that hangs there shows as a stall
-# (scripts/hotplug.sh's watchdog, then an NMI and the guest's task dump on
-# its console).  The debug kernel's hot-unplug guest hung so under load,
-# every vCPU idle after the unplug: the task dump showed its phc_ctl
-# readers asleep in pause(), a race of phc_ctl's "wait" (tests/ptp/hotplug.sh
-# now reads with the clockdev tool).
-run_guest_hang_retry() {
-	local guest=$1 f n=1
-	run_guest "$@"
-	shift 2
-	while [ "$(cat "$res/$guest.rc")" = 124 ] && [ $n -lt 3 ]; do
+	while case " $retry " in *" $(cat "$res/$guest.rc") "*) [ $n -lt 3 ] ;; *) false ;; esac; do
+		case $(cat "$res/$guest.rc") in
+		124) hung=1 ;;
+		*) why="${why:+$why; }boot $n: $(sed -n 's/^run: QEMU failed: //p' "$res/$guest.err" | head -n 1)" ;;
+		esac
 		for f in tap err rc console; do
 			[ ! -f "$res/$guest.$f" ] || mv "$res/$guest.$f" "$res/$guest.$n.$f"
 		done
@@ -98,8 +83,45 @@ run_guest_hang_retry() {
 		echo $? > "$res/$guest.rc"
 	done
 	[ $n -gt 1 ] && [ "$(cat "$res/$guest.rc")" = 0 ] || return 0
-	echo "boots 1 to $((n - 1)) hung (timeout; see $guest.1.tap and $guest.1.console), boot $n passed" \
-		> "$res/$guest.flaky"
+	if [ $hung = 1 ]; then
+		echo "boots 1 to $((n - 1)) hung or QEMU failed (see $guest.1.tap and $guest.1.console), boot $n passed" \
+			> "$res/$guest.flaky"
+	else
+		echo "QEMU failed, not the guest ($why), boot $n passed" > "$res/$guest.emu"
+	fi
+}
+
+# start_guest GUEST KIND CMD...: run CMD in the background as guest GUEST of
+# kernel KIND (boots: again if QEMU fails).
+start_guest() {
+	local guest=$1 kind=$2
+	shift 2
+	echo "$guest $kind" >> "$res/guests"
+	# shellcheck disable=SC2046
+	( set +e; boots "$guest" 123 $(guest_prio "$kind") "$@" ) &
+}
+
+# run_guest GUEST KIND CMD...: start_guest, in the foreground.
+run_guest() {
+	local guest=$1 kind=$2
+	shift 2
+	echo "$guest $kind" >> "$res/guests"
+	boots "$guest" 123 "$@"
+}
+
+# run_guest_hang_retry GUEST KIND CMD...: run_guest; a guest that hung
+# (timeout, status 124) boots again too.  Only for the QMP guests, whose
+# host side waits for the guest's requests: a guest that hangs there shows
+# as a stall (scripts/hotplug.sh's watchdog, then an NMI and the guest's
+# task dump on its console).  The debug kernel's hot-unplug guest hung so
+# under load, every vCPU idle after the unplug: the task dump showed its
+# phc_ctl readers asleep in pause(), a race of phc_ctl's "wait"
+# (tests/ptp/hotplug.sh now reads with the clockdev tool).
+run_guest_hang_retry() {
+	local guest=$1 kind=$2
+	shift 2
+	echo "$guest $kind" >> "$res/guests"
+	boots "$guest" "123 124" "$@"
 }
 
 # qmp_guests KIND CASES QEMU_RUN_OPTION...: in the background, one after

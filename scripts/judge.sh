@@ -85,14 +85,18 @@ guest_results() {
 	results "$res/$g.tap"
 	[ -f "$res/$g.rc" ] || return 0
 	rc=$(cat "$res/$g.rc")
-	if [ "$rc" = 0 ]; then
+	if [ "$rc" = 0 ] && [ -f "$res/$g.emu" ]; then
+		# An earlier boot ended with QEMU's own failure (guests.sh, boots).
+		printf 'flaky\tguest %s finished cleanly\t%s\n' "$g" "$(cat "$res/$g.emu")"
+	elif [ "$rc" = 0 ]; then
 		printf 'pass\tguest %s finished cleanly (no kernel report)\t\n' "$g"
 	else
 		# qemu/run names the report in one line: CI keeps only the tail
 		# of the log, so the FAILED list says what it was.
 		printf 'fail\tguest %s finished cleanly (exit status %s%s)\t%s\n' "$g" "$rc" \
-			"$(case $rc in 124) echo ": timeout";; 125) echo ": kernel report or no status";; esac)" \
-			"$(sed -n 's/^run: kernel report: //p' "$res/$g.err" 2>/dev/null | head -n 1 | cut -c1-300)"
+			"$(case $rc in 123) echo ": QEMU failed";; 124) echo ": timeout";;
+			125) echo ": kernel report or no status";; esac)" \
+			"$(sed -n 's/^run: \(kernel report\|QEMU failed\): //p' "$res/$g.err" 2>/dev/null | head -n 1 | cut -c1-300)"
 	fi
 }
 
