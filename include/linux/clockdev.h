@@ -122,9 +122,11 @@ struct clock_device_operations {
  *               the hardware's reach).
  * @ref_valid:   @ref_dev and @ref_boot hold a read.
  * @stalled:     The clock did not advance between the last two reads.
- * @rate_stale:  The clock's frequency was changed since @rate was
- *               measured: predictions may fall behind the clock, so
- *               relative timers are not anchored on them.
+ * @rate_stale:  @rate was not measured yet (it is one), or the clock's
+ *               frequency was changed since: predictions may fall behind
+ *               the clock, so relative timers are not anchored on them,
+ *               and the clock is read at least every
+ *               CLOCKDEV_RATE_MIN_SPAN until a rate is measured.
  * @rate_restart: ... and the next read starts a new measurement.
  * @resumed:     The system resumed since the last read: the boot time
  *               spent suspended must not enter the rate.

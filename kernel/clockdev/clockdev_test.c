@@ -717,6 +717,50 @@ static void clockdev_test_huge_relative(struct kunit *test)
 	clockdev_unregister(&rc->cd);
 }
 
+/*
+ * A clock that runs 5/2 as fast as boot time, as the e1000e's PHC does
+ * under QEMU 8 and later (its emulation counts the 82574's increment
+ * period in 16 ns units, not 40).  Once the core has measured the rate,
+ * what it predicts follows the clock: the device time it reports, and the
+ * time left on an absolute timer 200 ms of boot time (500 ms of the
+ * clock) after the last read, within 10 ms of the clock's own.  Before it
+ * has measured the rate (a new clock), a timer 5 s ahead still fires
+ * within 100 ms of the clock's time: the core does not trust the rate it
+ * assumes, one, for 7/8 of the way (4.4 s of boot time, 10.9 s of the
+ * clock), but reads the clock until it has measured one.
+ */
+static void clockdev_test_fast_clock(struct kunit *test)
+{
+	const u64 t0 = 1000 * NSEC_PER_SEC;
+	struct clockdev_timer t;
+	struct rate_clock *rc;
+	u64 at, now, truth;
+	s64 rem;
+
+	rc = rate_clock_create(test, t0, 5, 2);
+	clockdev_timer_init(&t, &rc->cd, rate_timer_fn);
+	at = rate_clock_now(rc) + 5 * NSEC_PER_SEC;
+	KUNIT_ASSERT_EQ(test, clockdev_timer_start(&t, at, true), 0);
+	KUNIT_EXPECT_GT(test, wait_event_timeout(rc->wq,
+						 atomic_read(&rc->fired), 8 * HZ), 0);
+	truth = rate_clock_now(rc);
+	KUNIT_EXPECT_LE(test, truth - at, 100 * NSEC_PER_MSEC);
+	clockdev_timer_cancel(&t);
+	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 300), 0);
+
+	at = rate_clock_now(rc) + 5 * NSEC_PER_SEC;
+	KUNIT_ASSERT_EQ(test, clockdev_timer_start(&t, at, true), 0);
+	msleep(200);
+	rem = clockdev_timer_remaining(&t, &now);
+	truth = rate_clock_now(rc);
+	KUNIT_EXPECT_LE(test, abs_diff(now, truth), 10 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_LE(test, abs_diff((u64)rem, at - truth),
+			10 * NSEC_PER_MSEC);
+
+	clockdev_timer_cancel(&t);
+	clockdev_unregister(&rc->cd);
+}
+
 static struct kunit_case clockdev_test_cases[] = {
 	KUNIT_CASE(clockdev_test_register_lookup),
 	KUNIT_CASE(clockdev_test_zombie),
@@ -730,6 +774,9 @@ static struct kunit_case clockdev_test_cases[] = {
 			      rate_clock_atomic_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_SLOW(clockdev_test_slow_read),
+	KUNIT_CASE_PARAM_ATTR(clockdev_test_fast_clock,
+			      rate_clock_atomic_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
 	{}
 };
 

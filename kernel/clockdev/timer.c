@@ -17,13 +17,19 @@
  * to predict when the next timer is due.  It wakes up a little before the
  * prediction (7/8 of the remaining time while that is above
  * CLOCKDEV_TIMER_SLACK_NS) and re-reads, so an error in the rate costs at
- * most the rate error times CLOCKDEV_TIMER_SLACK_NS of lateness.
+ * most the rate error times CLOCKDEV_TIMER_SLACK_NS of lateness.  Until it
+ * has measured a rate (a new clock, or one whose frequency was changed), it
+ * re-reads at least every CLOCKDEV_RATE_MIN_SPAN.
  *
  * A clock that does not advance between two reads gets no prediction:
  * the worker backs off, doubling its delay up to CLOCKDEV_TIMER_MAX_BACKOFF.
- * A read below the last one, or further ahead than twice the fastest rate
- * the core follows allows, is a step nobody told the core of (a NIC that
- * resets its PHC): it is handled as a step reported by the driver.
+ * The core follows rates from one half to four times boot time: a PHC
+ * runs within a few percent of one, but the e1000e's under QEMU 8 and
+ * later runs at 5/2 (QEMU counts the 82574's increment period in 16 ns
+ * units, not 40).  A read below the last one, or further ahead than twice
+ * the fastest rate the core follows allows, is a step nobody told the core
+ * of (a NIC that resets its PHC): it is handled as a step reported by the
+ * driver.
  *
  * All of the mapping's arithmetic saturates: device times and delays up to
  * U64_MAX, rates between the clamps, hrtimer expiries up to KTIME_MAX.
@@ -105,6 +111,8 @@
  */
 #define CLOCKDEV_RATE_MIN_SPAN		(200 * NSEC_PER_MSEC)
 #define CLOCKDEV_RATE_ONE		BIT_ULL(32)
+#define CLOCKDEV_RATE_MIN		(CLOCKDEV_RATE_ONE / 2)
+#define CLOCKDEV_RATE_MAX		(CLOCKDEV_RATE_ONE * 4)
 
 /*
  * Workers of clocks without an alarm run on clockdev_wq, which freezes with
@@ -186,6 +194,10 @@ static u64 clockdev_predict(struct clockdev_timer_base *base, ktime_t boot)
 
 	if (span <= 0)
 		return base->ref_dev;
+	/* Above twice boot time, span * rate >> 32 may not fit in a u64. */
+	if (base->rate > CLOCKDEV_RATE_ONE * 2 &&
+	    span >= div64_u64(U64_MAX, base->rate) << 32)
+		return U64_MAX;
 	return clockdev_add_sat(base->ref_dev,
 				mul_u64_u64_shr(span, base->rate, 32));
 }
@@ -295,6 +307,9 @@ static void clockdev_timer_program(struct clockdev_timer_base *base,
 			if (delay > CLOCKDEV_TIMER_SLACK_NS)
 				delay -= delay / 8;
 		}
+		/* Without a measured rate, read until there is one. */
+		if (base->rate_stale)
+			delay = min_t(u64, delay, CLOCKDEV_RATE_MIN_SPAN);
 	}
 	clockdev_timer_wake_in(base, delay);
 }
@@ -318,7 +333,7 @@ static void clockdev_timers_shift_relative(struct clockdev_timer_base *base,
 /*
  * Whether a read of @dev_now, begun at boot time @boot and lasting @lead
  * ns, cannot follow from the last read: it is below it, or further ahead
- * than twice the fastest rate the core follows (so four times boot time)
+ * than twice the fastest rate the core follows (so eight times boot time)
  * allows over the time from the last read to the end of this one, plus a
  * tick of the clock, the time the last read took and some slack.  A read
  * that sleeps may sample the clock at its end.  Holds base->lock.
@@ -335,17 +350,17 @@ static bool clockdev_read_jumped(struct clockdev_timer_base *base,
 		return true;
 	if (span > 0)
 		ran = clockdev_add_sat(ran, span);
-	reach = clockdev_add_sat(reach, ran >= U64_MAX / 4 ? U64_MAX : 4 * ran);
+	reach = clockdev_add_sat(reach, ran >= U64_MAX / 8 ? U64_MAX : 8 * ran);
 	return dev_now - base->ref_dev > reach;
 }
 
 /* Device ns per boot ns, 32.32, from @dev over @span ns, within the clamps. */
 static u64 clockdev_rate(u64 dev, u64 span)
 {
-	if (dev >= 2 * span)
-		return CLOCKDEV_RATE_ONE * 2;
+	if (dev / 4 >= span)
+		return CLOCKDEV_RATE_MAX;
 	return max_t(u64, mul_u64_u64_div_u64(dev, CLOCKDEV_RATE_ONE, span),
-		     CLOCKDEV_RATE_ONE / 2);
+		     CLOCKDEV_RATE_MIN);
 }
 
 /*
@@ -1199,6 +1214,7 @@ void clockdev_timers_init(struct clock_device *cd)
 	base->hrtimer.function = clockdev_timer_hrtimer_fn;
 	INIT_WORK(&base->work, clockdev_timer_work);
 	base->rate = CLOCKDEV_RATE_ONE;
+	base->rate_stale = true;
 	base->backoff = CLOCKDEV_TIMER_MIN_BACKOFF;
 	base->alarm_next = U64_MAX;
 	base->alarm_armed = U64_MAX;
