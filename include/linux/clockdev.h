@@ -126,7 +126,8 @@ struct clock_device_operations {
  *               frequency was changed since: predictions may fall behind
  *               the clock, so relative timers are not anchored on them,
  *               and the clock is read at least every
- *               CLOCKDEV_RATE_MIN_SPAN until a rate is measured.
+ *               CLOCKDEV_RATE_FIRST_SPAN, @rate a first estimate, until a
+ *               rate is measured.
  * @rate_restart: ... and the next read starts a new measurement.
  * @resumed:     The system resumed since the last read: the boot time
  *               spent suspended must not enter the rate.

@@ -19,7 +19,8 @@
  * CLOCKDEV_TIMER_SLACK_NS) and re-reads, so an error in the rate costs at
  * most the rate error times CLOCKDEV_TIMER_SLACK_NS of lateness.  Until it
  * has measured a rate (a new clock, or one whose frequency was changed), it
- * re-reads at least every CLOCKDEV_RATE_MIN_SPAN.
+ * re-reads at least every CLOCKDEV_RATE_FIRST_SPAN and predicts from a
+ * first estimate of the rate.
  *
  * A clock that does not advance between two reads gets no prediction:
  * the worker backs off, doubling its delay up to CLOCKDEV_TIMER_MAX_BACKOFF.
@@ -110,6 +111,14 @@
  * of reads (microseconds) costs little; 1 is 1 << 32.
  */
 #define CLOCKDEV_RATE_MIN_SPAN		(200 * NSEC_PER_MSEC)
+/*
+ * Until then, a first estimate over at least this much, from a read that
+ * took under 1/128 of it, serves the predictions (not the anchoring of
+ * relative timers); and the clock is read at least this often.  A clock
+ * that is set again and again (as every test that uses a clock does) may
+ * never run CLOCKDEV_RATE_MIN_SPAN without a step.
+ */
+#define CLOCKDEV_RATE_FIRST_SPAN	(40 * NSEC_PER_MSEC)
 #define CLOCKDEV_RATE_ONE		BIT_ULL(32)
 #define CLOCKDEV_RATE_MIN		(CLOCKDEV_RATE_ONE / 2)
 #define CLOCKDEV_RATE_MAX		(CLOCKDEV_RATE_ONE * 4)
@@ -309,7 +318,7 @@ static void clockdev_timer_program(struct clockdev_timer_base *base,
 		}
 		/* Without a measured rate, read until there is one. */
 		if (base->rate_stale)
-			delay = min_t(u64, delay, CLOCKDEV_RATE_MIN_SPAN);
+			delay = min_t(u64, delay, CLOCKDEV_RATE_FIRST_SPAN);
 	}
 	clockdev_timer_wake_in(base, delay);
 }
@@ -411,6 +420,10 @@ static bool clockdev_timer_update_ref(struct clockdev_timer_base *base,
 			base->rate_stale = false;
 			base->rate_dev = dev_now;
 			base->rate_boot = boot;
+		} else if (!base->stalled && base->rate_stale &&
+			   span >= CLOCKDEV_RATE_FIRST_SPAN && lead <= (u64)span / 128) {
+			base->rate = clockdev_rate(dev_now - base->rate_dev,
+						   span);
 		}
 	}
 	base->ref_dev = dev_now;
