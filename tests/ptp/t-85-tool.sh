@@ -621,6 +621,7 @@ case $phc in
 			eth0 compare $dev 3 0.01
 	fi
 	# QEMU 7.2's e1000e PHC does not advance: its timers fire only on a step.
+	# QEMU 10's runs at 5/2 of the system clock (qemu/README.md).
 	adv=$($CD eth0 get wait 0.2 get | awk '/^get:/ { t[n++] = $2 }
 		END { print (t[1] > t[0]) ? "yes" : "no" }')
 	echo "# $edev advances: $adv"
