@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench-read.sh: the body of 'make bench-read'.  Boots the mainline and the
 # patched kernel alternately (PASSES times each, same settings), runs
-# read_bench (tools/testing/selftests/clockdev) on the netdevsim mock PHC
-# (the same driver on both) and prints, per figure, the median over the
+# read_bench (tools/testing/selftests/clockdev) on netdevsim's mock PHCs
+# (the same driver on both; four ports, so four clocks for the threads that
+# read a clock each) and prints, per figure, the median over the
 # passes side by side with the patched/mainline ratio and the spread
 # between passes.
 # The figures are QEMU TCG ones: compare the kernels with each other only.
@@ -42,15 +43,20 @@ rm -rf "$res"; mkdir -p "$res"
 # the guest image with the clockdev selftests, scripts/initramfs.sh).
 build_payload() {
 	cat > "$payload/bench.sh" <<'EOF'
-# Guest side: a netdevsim port brings a mock PHC; measure reads of it.
-modprobe netdevsim && echo "90 1" > /sys/bus/netdevsim/new_device || exit 1
+# Guest side: each netdevsim port brings a mock PHC; measure reads of the
+# first, and of all four from threads reading a clock each.
+modprobe netdevsim && echo "90 4" > /sys/bus/netdevsim/new_device || exit 1
+devs=
 for c in /sys/class/ptp/ptp*; do
-	[ "$(readlink -f "$c/device")" = /sys/devices/netdevsim90 ] && dev=/dev/${c##*/}
+	[ "$(readlink -f "$c/device")" = /sys/devices/netdevsim90 ] &&
+		devs="$devs /dev/${c##*/}"
 done
-[ -n "${dev:-}" ] || { echo "no mock PHC"; exit 1; }
+set -- "$@" $devs
+dev=${devs# }; dev=${dev%% *}
+[ -n "$dev" ] || { echo "no mock PHC"; exit 1; }
 echo "# kernel $(uname -r), clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
-echo "# $dev: $(cat /sys/class/ptp/${dev#/dev/}/clock_name)"
-/usr/local/kselftest/clockdev/read_bench "$@" "$dev"
+echo "# $dev: $(cat /sys/class/ptp/${dev#/dev/}/clock_name), and$devs"
+/usr/local/kselftest/clockdev/read_bench "$@"
 rc=$?
 echo 90 > /sys/bus/netdevsim/del_device
 exit $rc

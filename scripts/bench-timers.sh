@@ -69,6 +69,7 @@ for c in $(echo "$clocks" | tr , ' '); do
 	*) echo "unknown clock $c"; rc=1; continue ;;
 	esac
 	/usr/local/kselftest/clockdev/timer_latency "$@" "$dev" || rc=1
+	/usr/local/kselftest/clockdev/expiry_cost -t "$dev" || rc=1
 	sh -c "$del"
 done
 exit $rc

@@ -69,40 +69,72 @@ mkdir $T && echo "clock == \"$node\"" > $T/events/clockdev/clockdev_timer_read/f
 	echo 1 > $T/events/clockdev/clockdev_timer_read/enable || { echo "no tracepoint"; exit 1; }
 echo 8192 > $T/buffer_size_kb
 /usr/local/kselftest/clockdev/timer_latency -n 100 -b 0 -p 500 $dev > /dev/null
+# Then frequency steps at known times under a 5 ms periodic timer: reads
+# within 500 ms after a change against the others.  The pauses pace the
+# workload; nothing waits on them.  Times are CLOCK_BOOTTIME, the
+# tracepoint's boot= (/proc/uptime, 10 ms resolution).
+steps=$(cut -d' ' -f1 /proc/uptime)
+clockdev $dev freq 0 timer 0.1 0.005 1300 > /dev/null &
+tpid=$!
+changes=
+for f in 500000 -500000 0 500000 -500000; do
+	clockdev $dev wait 1 > /dev/null
+	changes="$changes $(cut -d' ' -f1 /proc/uptime)"
+	clockdev $dev freq $f > /dev/null
+done
+wait $tpid
 echo 0 > $T/events/clockdev/clockdev_timer_read/enable
 # dev= and predicted= are ~19-digit ns: busybox awk's doubles hold 15, and it
 # reads "0123" as octal; compare them as a head and a 12-digit tail, each
-# with a leading 1.
-awk '/clockdev_timer_read:/ {
+# with a leading 1.  Each read is put in a class: during timer_latency (its
+# own +-500 ppm changes included), or in the steps phase within 500 ms of a
+# frequency change, or later.
+awk -v steps="$steps" -v changes="$changes" '
+BEGIN { nc = split(changes, ch, " ") }
+/clockdev_timer_read:/ {
 	for (i = 1; i <= NF; i++) {
 		split($i, kv, "=")
 		v[kv[1]] = kv[2]
 	}
 	if (v["err"] != 0 || v["predicted"] == 0) next
-	d = v["dev"]; p = v["predicted"]
+	d = v["dev"]; p = v["predicted"]; b = v["boot"] / 1e9
 	dh = length(d) > 12 ? substr(d, 1, length(d) - 12) : 0
 	ph = length(p) > 12 ? substr(p, 1, length(p) - 12) : 0
 	dt = "1" substr(d, length(d) > 12 ? length(d) - 11 : 1)
 	pt = "1" substr(p, length(p) > 12 ? length(p) - 11 : 1)
 	if (length(dt) != length(pt)) { dt = d; pt = p }
-	print (dh - ph) * 1e12 + (dt - pt)
+	c = "all"
+	if (b >= steps) {
+		c = "steps-steady"
+		for (i = 1; i <= nc; i++)
+			if (b >= ch[i] && b - ch[i] <= 0.5)
+				c = "steps-after"
+	}
+	print c, (dh - ph) * 1e12 + (dt - pt)
 }' $T/trace > /tmp/err.txt
 lost=$(cat $T/per_cpu/cpu*/stats 2>/dev/null | awk '/overrun/ { s += $2 } END { print s + 0 }')
 rmdir $T
-sort -n /tmp/err.txt | awk -v lost="$lost" '
-	{ v[NR] = $1; a = $1 < 0 ? -$1 : $1; abs[NR] = a }
+summary() {
+	local vals=/tmp/summary.$$
+	sort -n > $vals
+	awk '{ print ($1 < 0 ? -$1 : $1) }' $vals | sort -n |
+	awk -v lost="$lost" -v what="$1" -v vals=$vals '
+	{ abs[NR] = $1 }
 	END {
-		if (!NR) { print "mapping: no reads traced"; exit 1 }
-		n = asorted(abs, NR)
-		printf "mapping\tprediction error at a read, device ns (read - predicted): p1 %d, p50 %d, p99 %d; |error| p50 %d, p99 %d, max %d; %d reads, %d lost\n",
-			v[int(NR * 0.01) + 1], v[int(NR * 0.5) + 1], v[int(NR * 0.99) + 1],
+		while ((getline x < vals) > 0) v[++n] = x
+		if (!NR) { print "mapping\t" what ": no reads traced"; exit 1 }
+		printf "mapping\t%s: read - predicted, device ns: p1 %d, p50 %d, p99 %d; |error| p50 %d, p99 %d, max %d; %d reads, %d lost\n",
+			what, v[int(n * 0.01) + 1], v[int(n * 0.5) + 1], v[int(n * 0.99) + 1],
 			abs[int(NR * 0.5) + 1], abs[int(NR * 0.99) + 1], abs[NR], NR, lost
-	}
-	function asorted(x, n,   i, j, t) {
-		for (i = 2; i <= n; i++)
-			for (j = i; j > 1 && x[j - 1] > x[j]; j--) { t = x[j]; x[j] = x[j - 1]; x[j - 1] = t }
-		return n
 	}'
+	rm -f $vals
+}
+awk '$1 == "all" { print $2 }' /tmp/err.txt |
+	summary "timer_latency -p 500 (one-shot, periodic, sleeps; 0, +500, -500 ppm)"
+awk '$1 == "steps-steady" { print $2 }' /tmp/err.txt |
+	summary "5 ms periodic timer, over 500 ms after a frequency change"
+awk '$1 == "steps-after" { print $2 }' /tmp/err.txt |
+	summary "5 ms periodic timer, within 500 ms after a change of 500 or 1000 ppm"
 echo 85 > $bus/del_device
 /usr/local/kselftest/clockdev/teardown_bench -n 1,100,10000 -c 20
 EOF
@@ -110,6 +142,7 @@ EOF
 	--console-log "$res/extras.console" --payload "$payload" \
 	-- sh /payload/extras.sh > "$res/extras.txt" ||
 	die "the extras guest failed; see $res/extras.txt and $res/extras.console"
+"$top/scripts/bench-sizes.sh" patched > "$res/sizes.txt"
 fi
 
 # The table.
@@ -131,6 +164,9 @@ fi
 	echo
 	echo "== 4-5. mapping, teardown and memory (patched)"
 	grep -E '^(mapping|bench|#)' "$res/extras.txt" | sed 's/^bench\t//; s/\t/  /g'
+	echo "   sizes in the patched kernel (scripts/bench-sizes.sh); a clock's"
+	echo "   srcu_data is per possible CPU, in Percpu above:"
+	sed 's/^bench\t/   /; s/\t/  /g' "$res/sizes.txt"
 } > "$res/table.txt"
 cat "$res/table.txt"
 

@@ -2,7 +2,7 @@
 /*
  * read_bench: the cost of reading a dynamic clock.
  *
- * usage: read_bench [-r ROUNDS] [-m MS] [-t THREADS,...] DEVICE
+ * usage: read_bench [-r ROUNDS] [-m MS] [-t THREADS,...] DEVICE [DEVICE...]
  *
  * Reads DEVICE's clock (a /dev/ptpN) through clock_gettime(FD_TO_CLOCKID(fd))
  * and, for reference, CLOCK_MONOTONIC through the system call and through
@@ -12,6 +12,9 @@
  *    (sized so that a round lasts about MS ms), the median round;
  *  - calls per second summed over N threads reading the same clock at once,
  *    for each N in THREADS: ROUNDS rounds of MS ms, the median round.
+ * With more than one DEVICE, also the same with each thread reading a clock
+ * of its own (thread i reads DEVICE number i modulo their count): readers
+ * of one clock share its structures, readers of different clocks do not.
  * Output: one line per figure, "bench<TAB>ROW<TAB>VALUE<TAB>UNIT", after
  * "#" lines describing the clock.  A benchmark, not a test: it judges
  * nothing (scripts/bench-read.sh compares kernels with it).
@@ -38,15 +41,24 @@
 /* Calls between two looks at the stop flag, and in a calibration run. */
 #define BATCH			256
 
+#define MAX_CLOCKS		MAX_THREADS
+
+/* Which clock a source reads. */
+enum clock_sel {
+	SEL_MONO,	/* CLOCK_MONOTONIC */
+	SEL_PHC,	/* the first DEVICE */
+	SEL_PHCS,	/* a DEVICE per thread */
+};
+
 /**
  * struct source - one way of reading a clock
  * @name: row name
- * @phc:  read the PHC's fd clockid rather than CLOCK_MONOTONIC
+ * @sel:  which clock it reads
  * @read: one read; returns 0 or -1
  */
 struct source {
 	const char *name;
-	bool phc;
+	enum clock_sel sel;
 	int (*read)(clockid_t clk);
 };
 
@@ -78,11 +90,13 @@ static int read_adjtime(clockid_t clk)
 }
 
 static const struct source sources[] = {
-	{ "phc fd clockid (syscall)", true, read_syscall },
-	{ "CLOCK_MONOTONIC (syscall)", false, read_syscall },
-	{ "CLOCK_MONOTONIC (vDSO)", false, read_vdso },
-	{ "phc fd clockid clock_getres", true, read_getres },
-	{ "phc fd clockid clock_adjtime(0)", true, read_adjtime },
+	{ "phc fd clockid (syscall)", SEL_PHC, read_syscall },
+	{ "CLOCK_MONOTONIC (syscall)", SEL_MONO, read_syscall },
+	{ "CLOCK_MONOTONIC (vDSO)", SEL_MONO, read_vdso },
+	{ "phc fd clockid clock_getres", SEL_PHC, read_getres },
+	{ "phc fd clockid clock_adjtime(0)", SEL_PHC, read_adjtime },
+	{ "phc fd clockids, a clock per thread (syscall)", SEL_PHCS,
+	  read_syscall },
 };
 
 struct opts {
@@ -90,13 +104,17 @@ struct opts {
 	int round_ms;
 	int threads[8];
 	int nthreads;
-	const char *path;
+	const char *paths[MAX_CLOCKS];
+	int nclocks;
+	clockid_t clks[MAX_CLOCKS];
 };
 
 /**
  * struct round - what the reader threads of one round share
  * @src:    what they read
- * @clk:    the clock they read
+ * @clks:   the clocks they read, thread i the (i % @nclks)th
+ * @nclks:  how many
+ * @next:   the next thread's number
  * @start:  lets them all start at once
  * @stop:   set when the round is over
  * @calls:  reads done, summed when the threads end
@@ -104,7 +122,9 @@ struct opts {
  */
 struct round {
 	const struct source *src;
-	clockid_t clk;
+	const clockid_t *clks;
+	int nclks;
+	atomic_int next;
 	pthread_barrier_t start;
 	atomic_bool stop;
 	atomic_long calls;
@@ -151,13 +171,14 @@ static bool calibrate(struct figure *f, clockid_t clk, int ms)
 static void *reader(void *arg)
 {
 	struct round *rd = arg;
+	clockid_t clk = rd->clks[atomic_fetch_add(&rd->next, 1) % rd->nclks];
 	long calls = 0;
 	int i;
 
 	pthread_barrier_wait(&rd->start);
 	while (!atomic_load_explicit(&rd->stop, memory_order_relaxed)) {
 		for (i = 0; i < BATCH; i++)
-			if (rd->src->read(rd->clk))
+			if (rd->src->read(clk))
 				atomic_fetch_add(&rd->errors, 1);
 		calls += BATCH;
 	}
@@ -165,11 +186,14 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-/* One round of @n threads for @ms ms; returns calls/s, or -1. */
-static double threaded_round(const struct source *src, clockid_t clk,
-			     int n, int ms)
+/*
+ * One round of @n threads reading @nclks clocks for @ms ms; returns calls/s,
+ * or -1.
+ */
+static double threaded_round(const struct source *src, const clockid_t *clks,
+			     int nclks, int n, int ms)
 {
-	struct round rd = { .src = src, .clk = clk };
+	struct round rd = { .src = src, .clks = clks, .nclks = nclks };
 	pthread_t t[MAX_THREADS];
 	s64 t0;
 	int i;
@@ -192,15 +216,28 @@ static double threaded_round(const struct source *src, clockid_t clk,
 	return atomic_load(&rd.calls) * (double)NSEC_PER_SEC / t0;
 }
 
-/* One round of @f: ns per call or aggregate calls/s; -1 if a read failed. */
-static double measure(const struct opts *o, const struct figure *f,
-		      clockid_t clk)
+/* The clocks @src reads, and how many (in *@n). */
+static const clockid_t *source_clocks(const struct opts *o,
+				      const struct source *src, int *n)
 {
+	static const clockid_t mono = CLOCK_MONOTONIC;
+
+	*n = src->sel == SEL_PHCS ? o->nclocks : 1;
+	return src->sel == SEL_MONO ? &mono : o->clks;
+}
+
+/* One round of @f: ns per call or aggregate calls/s; -1 if a read failed. */
+static double measure(const struct opts *o, const struct figure *f)
+{
+	const clockid_t *clks;
+	int n;
 	s64 ns;
 
+	clks = source_clocks(o, f->src, &n);
 	if (f->threads)
-		return threaded_round(f->src, clk, f->threads, o->round_ms);
-	ns = timed_reads(f->src, clk, f->calls);
+		return threaded_round(f->src, clks, n, f->threads, o->round_ms);
+	/* One thread reads the first clock. */
+	ns = timed_reads(f->src, clks[0], f->calls);
 	return ns < 0 ? -1 : (double)ns / f->calls;
 }
 
@@ -260,6 +297,23 @@ static double relative_median(const struct opts *o, const struct figure *phc,
 /* Figure @i's index in the list of source @s. */
 #define FIGURE(o, s, i) ((s) * ((o)->nthreads + 1) + (i))
 
+/* "@what over CLOCK_MONOTONIC (syscall)" rows: @s's figures over @ref's. */
+static void print_ratios(const struct opts *o, const struct figure *figs,
+			 int s, int ref, const char *what)
+{
+	char name[80], row[160];
+	int i;
+
+	snprintf(name, sizeof(name), "%s over CLOCK_MONOTONIC (syscall)", what);
+	for (i = 0; i <= o->nthreads; i++) {
+		if (!figs[FIGURE(o, s, i)].calls && !figs[FIGURE(o, s, i)].threads)
+			continue;
+		figure_name(&figs[FIGURE(o, s, i)], name, row, sizeof(row));
+		print_row(row, relative_median(o, &figs[FIGURE(o, s, i)],
+					       &figs[FIGURE(o, ref, i)]), "x");
+	}
+}
+
 static void print_figures(const struct opts *o, const struct figure *figs,
 			  int nfigs)
 {
@@ -267,49 +321,57 @@ static void print_figures(const struct opts *o, const struct figure *figs,
 	int i;
 
 	for (i = 0; i < nfigs; i++) {
+		/* A clock per thread: no single-thread figure of its own. */
+		if (!figs[i].threads && !figs[i].calls)
+			continue;
 		figure_name(&figs[i], figs[i].src->name, row, sizeof(row));
 		print_row(row, figure_median(o, &figs[i]),
 			  figs[i].threads ? "calls/s" : "ns");
 	}
 	/* sources[0] is the PHC, sources[1] its syscall reference. */
-	for (i = 0; i <= o->nthreads; i++) {
-		figure_name(&figs[FIGURE(o, 0, i)],
-			    "phc over CLOCK_MONOTONIC (syscall)", row, sizeof(row));
-		print_row(row, relative_median(o, &figs[FIGURE(o, 0, i)],
-					       &figs[FIGURE(o, 1, i)]), "x");
-	}
+	print_ratios(o, figs, 0, 1, "phc");
+	if (o->nclocks > 1)
+		print_ratios(o, figs, ARRAY_SIZE(sources) - 1, 1,
+			     "phcs, a clock per thread,");
 }
 
 /**
  * bench() - measure every figure, rounds interleaved, and print the medians
- * @o:   options
- * @phc: the PHC's clockid
+ * @o: options
  *
  * Round r of every figure is taken before round r + 1 of any, so that a
  * burst of load on the host spreads over all figures instead of skewing one.
  *
  * Return: 0, or -1 when a read failed during calibration.
  */
-static int bench(const struct opts *o, clockid_t phc)
+static int bench(const struct opts *o)
 {
 	struct figure figs[ARRAY_SIZE(sources) * (ARRAY_SIZE(o->threads) + 1)];
-	int nfigs = 0, s, i, r;
+	int nfigs = 0, ns = ARRAY_SIZE(sources), s, i, r;
+	const clockid_t *clks;
+	int n;
 
-	for (s = 0; s < (int)ARRAY_SIZE(sources); s++) {
+	/* The last source, a clock per thread, needs two clocks at least. */
+	if (o->nclocks < 2)
+		ns--;
+	for (s = 0; s < ns; s++) {
 		for (i = 0; i <= o->nthreads; i++) {
 			struct figure *f = &figs[nfigs++];
 
 			f->src = &sources[s];
 			f->threads = i ? o->threads[i - 1] : 0;
-			if (!i && !calibrate(f, f->src->phc ? phc :
-					     CLOCK_MONOTONIC, o->round_ms))
+			f->calls = 0;
+			if (i || f->src->sel == SEL_PHCS)
+				continue;
+			clks = source_clocks(o, f->src, &n);
+			if (!calibrate(f, clks[0], o->round_ms))
 				return -1;
 		}
 	}
 	for (r = 0; r < o->rounds; r++)
 		for (i = 0; i < nfigs; i++)
-			figs[i].v[r] = measure(o, &figs[i], figs[i].src->phc ?
-					       phc : CLOCK_MONOTONIC);
+			figs[i].v[r] = figs[i].threads || figs[i].calls ?
+				       measure(o, &figs[i]) : 0;
 	print_figures(o, figs, nfigs);
 	return 0;
 }
@@ -353,9 +415,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			return -1;
 		}
 	}
-	if (optind + 1 != argc)
+	if (optind == argc || argc - optind > MAX_CLOCKS)
 		return -1;
-	o->path = argv[optind];
+	for (o->nclocks = 0; optind < argc; optind++)
+		o->paths[o->nclocks++] = argv[optind];
 	return 0;
 }
 
@@ -364,24 +427,30 @@ int main(int argc, char **argv)
 	struct opts o = { .rounds = 9, .round_ms = 50,
 			  .threads = { 1, 2, 4 }, .nthreads = 3 };
 	struct ptp_clock_caps caps;
-	int fd;
+	int fd, i;
 
 	if (parse_args(argc, argv, &o)) {
 		fprintf(stderr,
-			"usage: read_bench [-r ROUNDS] [-m MS] [-t THREADS,...] DEVICE\n");
+			"usage: read_bench [-r ROUNDS] [-m MS] [-t THREADS,...] DEVICE [DEVICE...]\n");
 		return 2;
 	}
-	fd = open(o.path, O_RDWR | O_CLOEXEC);
-	if (fd < 0 || ioctl(fd, PTP_CLOCK_GETCAPS, &caps)) {
-		fprintf(stderr, "read_bench: %s: %s\n", o.path, errname(errno));
-		return 1;
+	for (i = 0; i < o.nclocks; i++) {
+		fd = open(o.paths[i], O_RDWR | O_CLOEXEC);
+		if (fd < 0 || ioctl(fd, PTP_CLOCK_GETCAPS, &caps)) {
+			fprintf(stderr, "read_bench: %s: %s\n", o.paths[i],
+				errname(errno));
+			return 1;
+		}
+		o.clks[i] = FD_TO_CLOCKID(fd);
 	}
-	printf("# %s, %d rounds of %d ms, median round, %ld CPUs online\n",
-	       o.path, o.rounds, o.round_ms, sysconf(_SC_NPROCESSORS_ONLN));
-	if (bench(&o, FD_TO_CLOCKID(fd))) {
+	printf("# %s", o.paths[0]);
+	for (i = 1; i < o.nclocks; i++)
+		printf(" %s", o.paths[i]);
+	printf(", %d rounds of %d ms, median round, %ld CPUs online\n",
+	       o.rounds, o.round_ms, sysconf(_SC_NPROCESSORS_ONLN));
+	if (bench(&o)) {
 		fprintf(stderr, "read_bench: reading the clocks failed\n");
 		return 1;
 	}
-	close(fd);
 	return 0;
 }

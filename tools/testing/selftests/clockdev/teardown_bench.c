@@ -11,8 +11,9 @@
  * once clockdev_unregister() has disarmed the timers and waited for the
  * operations under way), and checks that every file and every timer then
  * fails with ENODEV.  Memory: the growth of Slab + Percpu + KernelStack in
- * /proc/meminfo over CLOCKS instances (default 20), per clock, measured
- * first, and over the N files and the N timers, per file and per timer.
+ * /proc/meminfo over CLOCKS instances (default 20), per clock (and each of
+ * the three apart; Percpu grows by whole chunks), measured first, and over
+ * the N files and the N timers, per file and per timer.
  * Those are whole-system figures: other activity in the guest adds to them.
  * An open file of a PTP clock includes what the PTP core allocates per
  * file (its queue of external timestamps).
@@ -38,27 +39,46 @@
 #define MAX_N		100000
 #define FIRST_ID	7000
 
-/* Slab + Percpu + KernelStack from /proc/meminfo, in kB; -1 on error. */
-static long kernel_kb(void)
+#define MEM_FIELDS	3
+static const char *const mem_fields[MEM_FIELDS] = {
+	"Slab", "Percpu", "KernelStack",
+};
+
+/*
+ * Slab, Percpu and KernelStack from /proc/meminfo, in kB, in @kb; returns
+ * their sum, or -1 on error.
+ */
+static long kernel_kb_each(long *kb)
 {
-	static const char *const fields[] = {
-		"Slab:", "Percpu:", "KernelStack:",
-	};
 	char line[128];
 	long sum = 0, v;
-	size_t i;
+	size_t i, n;
 	FILE *f;
 
 	f = fopen("/proc/meminfo", "r");
 	if (!f)
 		return -1;
+	for (i = 0; i < MEM_FIELDS; i++)
+		kb[i] = 0;
 	while (fgets(line, sizeof(line), f))
-		for (i = 0; i < ARRAY_SIZE(fields); i++)
-			if (!strncmp(line, fields[i], strlen(fields[i])) &&
-			    sscanf(line + strlen(fields[i]), "%ld", &v) == 1)
+		for (i = 0; i < MEM_FIELDS; i++) {
+			n = strlen(mem_fields[i]);
+			if (!strncmp(line, mem_fields[i], n) && line[n] == ':' &&
+			    sscanf(line + n + 1, "%ld", &v) == 1) {
+				kb[i] = v;
 				sum += v;
+			}
+		}
 	fclose(f);
 	return sum;
+}
+
+/* Slab + Percpu + KernelStack from /proc/meminfo, in kB; -1 on error. */
+static long kernel_kb(void)
+{
+	long kb[MEM_FIELDS];
+
+	return kernel_kb_each(kb);
 }
 
 static void figure(const char *row, double value, const char *unit)
@@ -188,11 +208,11 @@ out:
 /* Memory of @n clocks, created and removed. */
 static int clocks_memory(int n)
 {
-	char path[64];
-	long kb0, kb1;
+	long kb0, kb1, each0[MEM_FIELDS], each1[MEM_FIELDS];
+	char path[64], row[96];
 	int i, made, err = 0;
 
-	kb0 = kernel_kb();
+	kb0 = kernel_kb_each(each0);
 	for (made = 0; made < n; made++) {
 		err = sim_create(FIRST_ID + 500 + made, path, sizeof(path));
 		if (err) {
@@ -201,10 +221,17 @@ static int clocks_memory(int n)
 			break;
 		}
 	}
-	kb1 = kernel_kb();
-	if (made == n)
+	kb1 = kernel_kb_each(each1);
+	if (made == n) {
 		figure("kernel memory per ptp_sim clock (device, PTP, clockdev)",
 		       (kb1 - kb0) * 1024.0 / n, "bytes");
+		/* Percpu: the SRCU per-CPU data, if it took a new chunk. */
+		for (i = 0; i < MEM_FIELDS; i++) {
+			snprintf(row, sizeof(row),
+				 "kernel memory per ptp_sim clock, %s", mem_fields[i]);
+			figure(row, (each1[i] - each0[i]) * 1024.0 / n, "bytes");
+		}
+	}
 	for (i = 0; i < made; i++)
 		sim_delete(FIRST_ID + 500 + i);
 	return err;
