@@ -157,16 +157,19 @@ fi
 	echo "==    thread, so figures of several threads are not comparable)"
 	sed -n '/^figure/,/^$/p' "$res/dispatch-icount.txt" | grep -v 'calls/s'
 	echo "== 1-2. dispatch and scaling, plain TCG ($passes boots per kernel, median;"
-	echo "==      threads share one clock; TCG does not model contention)"
+	echo "==      threads share one clock, or read one each: \"a clock per thread\";"
+	echo "==      TCG does not model contention)"
 	sed -n '/^figure/,/^$/p' "$res/dispatch-tcg.txt"
 	echo "== 3. timers (patched), lateness in us, p50 / p99 / max"
 	sed -n '/^=== clock/,$p' "$res/timers.txt"
 	echo
 	echo "== 4-5. mapping, teardown and memory (patched)"
 	grep -E '^(mapping|bench|#)' "$res/extras.txt" | sed 's/^bench\t//; s/\t/  /g'
-	echo "   sizes in the patched kernel (scripts/bench-sizes.sh); a clock's"
-	echo "   srcu_data is per possible CPU, in Percpu above:"
-	sed 's/^bench\t/   /; s/\t/  /g' "$res/sizes.txt"
+	if [ -f "$res/sizes.txt" ]; then
+		echo "   sizes in the patched kernel (scripts/bench-sizes.sh); a clock's"
+		echo "   srcu_data is per possible CPU:"
+		sed 's/^bench\t/   /; s/\t/  /g' "$res/sizes.txt"
+	fi
 } > "$res/table.txt"
 cat "$res/table.txt"
 
