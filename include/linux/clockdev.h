@@ -137,8 +137,9 @@ struct clock_device_operations {
  * @step_gen:    Counts the steps reported to cancel-on-step timers.
  * @step_seq:    Counts steps, so that a read racing with one is dropped.
  * @stepping:    Steps under way: the worker does not read meanwhile.
- * @looking:     The worker or the hrtimer is between a read and the
- *               update of the mapping from it: the other waits.
+ * @looking:     A read is under way, the worker's or the hrtimer's, until
+ *               the mapping is updated from it: the other waits, and
+ *               relative timers armed meanwhile wait for the next read.
  * @shutdown:    The clock is gone: nothing can be armed any more.
  *
  * The worker's reads and its expiry decisions are traced

@@ -45,6 +45,9 @@ enum clockdev_timer_event {
  * @delay:    Delay of a relative timer, in device ns, as armed.
  * @relative: Armed relative: steps of the clock do not move its expiry.
  * @cancel_on_step: Report a step of the clock (the timer stays armed).
+ * @in_read:  Left unanchored while a read of the clock was under way: that
+ *            read may have sampled the clock before the timer was armed,
+ *            so it does not anchor it; the next one does.
  * @state:    enum clockdev_timer_state, under the clock's timer lock.
  * @step_gen: The clock's step count when the timer was armed or last
  *            told of a step: only a later step is reported
@@ -61,6 +64,7 @@ struct clockdev_timer {
 	u64 delay;
 	bool relative;
 	bool cancel_on_step;
+	bool in_read;
 	u8 state;
 	unsigned int step_gen;
 	unsigned int seen_gen;

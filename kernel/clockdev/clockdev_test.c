@@ -485,7 +485,9 @@ struct rate_clock {
 	u64 den;
 	ktime_t b0;
 	unsigned int read_ms;
+	unsigned int latch_ms;
 	atomic_t reads;
+	atomic_t sampled;
 	atomic_t fired;
 	atomic_t stepped;
 	wait_queue_head_t wq;
@@ -516,6 +518,12 @@ static int rate_clock_gettime(struct clock_device *cd, struct timespec64 *ts)
 	spin_lock_irqsave(&rc->lock, flags);
 	*ts = ns_to_timespec64(rate_clock_now(rc));
 	spin_unlock_irqrestore(&rc->lock, flags);
+	/* A clock latched, then read over a slow bus. */
+	atomic_inc(&rc->sampled);
+	wake_up(&rc->wq);
+	ms = READ_ONCE(rc->latch_ms);
+	if (ms)
+		msleep(ms);
 	return 0;
 }
 
@@ -683,6 +691,82 @@ static void clockdev_test_slow_read(struct kunit *test)
 }
 
 /*
+ * A relative timer armed while a read is under way, after the read
+ * sampled the clock (a clock latched, then read over a slow bus): that
+ * read predates the timer and must not anchor it, or the timer expires
+ * early by the time between the sample and the arming (here 100 ms).
+ */
+static void clockdev_test_arm_during_read(struct kunit *test)
+{
+	const u64 t0 = 1000 * NSEC_PER_SEC, delay = 50 * NSEC_PER_MSEC;
+	struct clockdev_timer t;
+	struct rate_clock *rc;
+	int sampled, fired;
+	u64 armed;
+
+	rc = rate_clock_create(test, t0, 1, 1);
+	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 300), 0);
+	clockdev_timer_init(&t, &rc->cd, rate_timer_fn);
+	WRITE_ONCE(rc->latch_ms, 200);
+	sampled = atomic_read(&rc->sampled);
+	fired = atomic_read(&rc->fired);
+	/* The core reads a clock it is told was stepped at once. */
+	clockdev_time_changed(&rc->cd);
+	KUNIT_ASSERT_GT(test, wait_event_timeout(rc->wq,
+						 atomic_read(&rc->sampled) != sampled,
+						 2 * HZ), 0);
+	msleep(100);
+	armed = rate_clock_now(rc);
+	KUNIT_ASSERT_EQ(test, clockdev_timer_start(&t, delay, false), 0);
+	KUNIT_EXPECT_GT(test, wait_event_timeout(rc->wq,
+						 atomic_read(&rc->fired) != fired,
+						 5 * HZ), 0);
+	KUNIT_EXPECT_GE(test, t.node.expires, armed + delay);
+
+	WRITE_ONCE(rc->latch_ms, 0);
+	clockdev_timer_cancel(&t);
+	clockdev_unregister(&rc->cd);
+}
+
+/*
+ * A relative timer armed long after the last read: on a clock with
+ * reads_atomic it starts from a read taken as it is armed, so its expiry
+ * is the clock's time then plus the delay, queued at once; on a clock
+ * whose reads sleep it waits for the next read.  Never early.
+ */
+static void clockdev_test_relative_anchor(struct kunit *test)
+{
+	const u64 t0 = 1000 * NSEC_PER_SEC, delay = 20 * NSEC_PER_MSEC;
+	const bool *atomic = test->param_value;
+	struct clockdev_timer t;
+	struct rate_clock *rc;
+	u64 before, after;
+	int fired;
+
+	rc = rate_clock_create(test, t0, 1, 1);
+	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 300), 0);
+	/* No read for longer than an anchor on a prediction may use. */
+	msleep(150);
+	clockdev_timer_init(&t, &rc->cd, rate_timer_fn);
+	fired = atomic_read(&rc->fired);
+	before = rate_clock_now(rc);
+	KUNIT_ASSERT_EQ(test, clockdev_timer_start(&t, delay, false), 0);
+	after = rate_clock_now(rc);
+	if (*atomic) {
+		KUNIT_EXPECT_EQ(test, t.state, (u8)CLOCKDEV_TIMER_QUEUED);
+		KUNIT_EXPECT_GE(test, t.node.expires, before + delay);
+		KUNIT_EXPECT_LE(test, t.node.expires, after + delay);
+	}
+	KUNIT_EXPECT_GT(test, wait_event_timeout(rc->wq,
+						 atomic_read(&rc->fired) != fired,
+						 2 * HZ), 0);
+	KUNIT_EXPECT_GE(test, t.node.expires, before + delay);
+
+	clockdev_timer_cancel(&t);
+	clockdev_unregister(&rc->cd);
+}
+
+/*
  * The longest relative timer on a clock at half the speed of boot time:
  * its expiry in boot time is beyond what ktime_t holds, and the core must
  * neither wrap it (and look at the clock again at once, for ever) nor
@@ -782,6 +866,10 @@ static struct kunit_case clockdev_test_cases[] = {
 			      rate_clock_atomic_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_SLOW(clockdev_test_slow_read),
+	KUNIT_CASE_SLOW(clockdev_test_arm_during_read),
+	KUNIT_CASE_PARAM_ATTR(clockdev_test_relative_anchor,
+			      rate_clock_atomic_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_PARAM_ATTR(clockdev_test_fast_clock,
 			      rate_clock_atomic_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),

@@ -35,11 +35,15 @@
  * All of the mapping's arithmetic saturates: device times and delays up to
  * U64_MAX, rates between the clamps, hrtimer expiries up to KTIME_MAX.
  *
- * A relative timer armed soon after a read (CLOCKDEV_ANCHOR_MAX_AGE) starts
- * from the prediction, which runs ahead of the clock, plus a margin for a
- * rate error of 2000 ppm since that read; otherwise it waits for the next
- * read to anchor it (at once from the hrtimer on a clock with
- * reads_atomic).  Either way it is never early.
+ * A relative timer on a clock with reads_atomic starts from a read taken
+ * as it is armed, which updates the mapping too, unless a step or another
+ * read is under way.  Otherwise, a relative timer armed soon after a read
+ * (CLOCKDEV_ANCHOR_MAX_AGE) starts from the prediction, which runs ahead
+ * of the clock, plus a margin for a rate error of 2000 ppm since that
+ * read; otherwise it waits for the next read that begins after it was
+ * armed (a read under way may have sampled the clock before) to anchor
+ * it, at once from the hrtimer on a clock with reads_atomic.  Either way
+ * it is never early.
  * When the clock is stepped (clock_settime, clock_adjtime, or a driver's
  * clockdev_time_changed()), the worker re-reads it at once: absolute
  * timers whose expiry was passed fire, and relative ones are moved by the
@@ -86,6 +90,7 @@
 #include <linux/clockdev.h>
 #include <linux/math64.h>
 #include <linux/overflow.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/suspend.h>
 #include <linux/workqueue.h>
@@ -554,6 +559,9 @@ static bool clockdev_timer_look(struct clockdev_timer_base *base, bool atomic)
 	}
 	base->looking = true;
 	seq = base->step_seq;
+	/* Relative timers armed from now on wait for the next read. */
+	list_for_each_entry(t, &base->unanchored, anchor)
+		t->in_read = false;
 	spin_unlock_irqrestore(&base->lock, flags);
 	b0 = ktime_get_boottime();
 	err = cd->ops->clock_gettime(cd, &ts);
@@ -603,6 +611,9 @@ static bool clockdev_timer_look(struct clockdev_timer_base *base, bool atomic)
 	base->step_event = false;
 
 	list_for_each_entry_safe(t, tmp, &base->unanchored, anchor) {
+		/* The read may have sampled the clock before it was armed. */
+		if (t->in_read)
+			continue;
 		list_del_init(&t->anchor);
 		t->node.expires = clockdev_add_sat(dev_now,
 						   clockdev_anchor_delay(base, t->delay));
@@ -684,22 +695,94 @@ void clockdev_timer_init(struct clockdev_timer *t, struct clock_device *cd,
 EXPORT_SYMBOL_GPL(clockdev_timer_init);
 
 /**
+ * struct clockdev_arm_read - a read taken to arm a relative timer
+ * @dev:  The device time read.
+ * @b0:   Boot time before the read.
+ * @lead: How long the read took.
+ * @seq:  The clock's step count before it.
+ */
+struct clockdev_arm_read {
+	u64 dev;
+	ktime_t b0;
+	u64 lead;
+	unsigned int seq;
+};
+
+/*
+ * Read a clock whose reads do not sleep, outside base->lock, to anchor a
+ * relative timer being armed on it.  Not during a suspend, when only the
+ * worker reads a clock.  Return: whether @r holds a read.
+ */
+static bool clockdev_timer_arm_read(struct clock_device *cd,
+				    struct clockdev_arm_read *r)
+{
+	struct timespec64 ts;
+	int err;
+
+	if (!cd->reads_atomic || clockdev_ticked(&cd->timers) ||
+	    READ_ONCE(clockdev_pm_transition))
+		return false;
+	r->seq = READ_ONCE(cd->timers.step_seq);
+	/* A step not counted yet is not in the read either. */
+	smp_rmb();
+	guard(rcu)();
+	/* unregister waits for a grace period after setting dead. */
+	if (READ_ONCE(cd->dead))
+		return false;
+	r->b0 = ktime_get_boottime();
+	err = cd->ops->clock_gettime(cd, &ts);
+	r->lead = ktime_to_ns(ktime_sub(ktime_get_boottime(), r->b0));
+	r->dev = timespec64_to_ns(&ts);
+
+	return !err;
+}
+
+/*
+ * Whether the read @r may update the mapping and anchor a relative timer:
+ * no step since it began nor under way, no read under way or taken since,
+ * and no jump from the last read (the worker's look handles that).
+ * Holds base->lock.
+ */
+static bool clockdev_timer_arm_read_fits(struct clockdev_timer_base *base,
+					 struct clockdev_arm_read *r)
+{
+	if (r->seq != base->step_seq || base->stepping || base->stepped ||
+	    base->step_event || base->looking)
+		return false;
+
+	return !base->ref_valid ||
+	       (ktime_after(r->b0, base->ref_boot) &&
+		!clockdev_read_jumped(base, r->dev, r->b0, r->lead));
+}
+
+/**
  * clockdev_timer_start() - arm a timer
  * @t:        A timer that is not armed.
  * @expires:  Expiry in device time (ns) when @absolute, else the delay.
  * @absolute: Whether @expires is a time or a delay.
  *
  * Context: any but NMI; takes base->lock, a spinlock_t, so on PREEMPT_RT
- * not hard interrupt context nor under a raw spinlock.  Does not read
- * the clock.
+ * not hard interrupt context nor under a raw spinlock.  Reads the clock
+ * to anchor a relative timer when the clock's reads do not sleep
+ * (reads_atomic), else does not read it.
  * Return: 0, or -ENODEV when the clock has been removed.
  */
 int clockdev_timer_start(struct clockdev_timer *t, u64 expires, bool absolute)
 {
 	struct clockdev_timer_base *base = &t->cd->timers;
+	struct clockdev_arm_read r;
+	bool read = false;
 	unsigned long flags;
 	ktime_t now;
 	int ret = 0;
+
+	/*
+	 * A relative timer starts from a read taken when it is armed, which
+	 * also serves the mapping, rather than from a prediction (a margin
+	 * late) or the next look (a wait).
+	 */
+	if (!absolute)
+		read = clockdev_timer_arm_read(t->cd, &r);
 
 	spin_lock_irqsave(&base->lock, flags);
 	if (base->shutdown) {
@@ -718,6 +801,15 @@ int clockdev_timer_start(struct clockdev_timer *t, u64 expires, bool absolute)
 	if (absolute) {
 		t->node.expires = expires;
 		clockdev_timer_enqueue(base, t);
+	} else if (read && clockdev_timer_arm_read_fits(base, &r)) {
+		if (trace_clockdev_timer_read_enabled())
+			trace_clockdev_timer_read(t->cd, r.b0, r.dev,
+						  base->ref_valid ?
+						  clockdev_predict(base, r.b0) : 0,
+						  0);
+		clockdev_timer_update_ref(base, r.dev, r.b0, r.lead, false);
+		t->node.expires = clockdev_add_sat(r.dev, expires);
+		clockdev_timer_enqueue(base, t);
 	} else if (!clockdev_ticked(base) &&
 		   base->ref_valid && !base->stalled && !base->stepped &&
 		   !base->stepping && !base->rate_stale &&
@@ -731,6 +823,7 @@ int clockdev_timer_start(struct clockdev_timer *t, u64 expires, bool absolute)
 	} else {
 		list_add_tail(&t->anchor, &base->unanchored);
 		t->state = CLOCKDEV_TIMER_UNANCHORED;
+		t->in_read = base->looking;
 	}
 	clockdev_timer_program(base, false, 0);
 out_unlock:

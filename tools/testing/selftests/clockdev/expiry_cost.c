@@ -112,19 +112,6 @@ static int timers_arm(const int *ids, int n, bool on)
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median_of(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	int c;
@@ -213,7 +200,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < ncpus; i++)
 		pthread_join(spinners[i].thread, NULL);
 	for (c = 0; c < 2; c++)
-		med[c] = median_of(cost[c], o.rounds);
+		med[c] = median(cost[c], o.rounds);
 	printf("expiry cost: %d periodic timers of %d ms, signal ignored, %d CPUs spinning;\n"
 	       "CPU ns per expiry, median of %d rounds of %d ms: %s %.0f, CLOCK_MONOTONIC %.0f\n",
 	       o.timers, PERIOD_MS, ncpus, o.rounds, o.ms, o.path, med[1], med[0]);
