@@ -262,20 +262,22 @@ static int wait_timerfd(struct armed *a, s64 deadline, s64 *overrun)
 	}
 }
 
-static int arm(struct op *op, struct clock *c, struct armed *a, s64 start)
+/*
+ * Create the timer: a timerfd, or a POSIX timer with its signal blocked.
+ * Before the clock is read for the start, so that what creating takes
+ * (the core's first read of a clock, for its first timer) is not counted
+ * as lateness.
+ */
+static int create(struct op *op, struct clock *c, struct armed *a)
 {
 	static int generation;
-	struct itimerspec its = {
-		.it_value = ns_ts(op->abs ? start + op->ns : op->ns),
-		.it_interval = ns_ts(op->interval),
-	};
 	struct sigevent sev;
 	sigset_t set;
 
 	if (!op->use_signal) {
-		a->op = "timerfd_settime";
-		return timerfd_settime(a->tfd, op->abs ? TFD_TIMER_ABSTIME : 0,
-				       &its, NULL) ? errno : 0;
+		a->op = "timerfd_create";
+		a->tfd = timerfd_create(c->id, TFD_CLOEXEC);
+		return a->tfd < 0 ? errno : 0;
 	}
 	a->signo = SIGRTMIN;
 	a->value = ++generation;
@@ -290,6 +292,21 @@ static int arm(struct op *op, struct clock *c, struct armed *a, s64 start)
 	if (timer_create(c->id, &sev, &a->tid))
 		return errno;
 	a->have_tid = true;
+	return 0;
+}
+
+static int arm(struct op *op, struct armed *a, s64 start)
+{
+	struct itimerspec its = {
+		.it_value = ns_ts(op->abs ? start + op->ns : op->ns),
+		.it_interval = ns_ts(op->interval),
+	};
+
+	if (!op->use_signal) {
+		a->op = "timerfd_settime";
+		return timerfd_settime(a->tfd, op->abs ? TFD_TIMER_ABSTIME : 0,
+				       &its, NULL) ? errno : 0;
+	}
 	a->op = "timer_settime";
 	return timer_settime(a->tid, op->abs ? TIMER_ABSTIME : 0, &its, NULL) ?
 	       errno : 0;
@@ -327,13 +344,10 @@ int run_timer(struct op *op, struct clock *c)
 	l.late = calloc(op->count, sizeof(*l.late));
 	if (!l.late)
 		return fail(cmd, c, "calloc", ENOMEM, NULL);
-	if (!op->use_signal) {
-		a.op = "timerfd_create";
-		a.tfd = timerfd_create(c->id, TFD_CLOEXEC);
-		if (a.tfd < 0) {
-			ret = fail_op(cmd, c, a.op, errno);
-			goto out;
-		}
+	err = create(op, c, &a);
+	if (err) {
+		ret = fail_op(cmd, c, a.op, err);
+		goto out;
 	}
 	err = clock_read(c, &start);
 	if (err) {
@@ -341,7 +355,7 @@ int run_timer(struct op *op, struct clock *c)
 		goto out;
 	}
 	first = start + op->ns;
-	err = arm(op, c, &a, start);
+	err = arm(op, &a, start);
 	if (err) {
 		ret = fail_op(cmd, c, a.op, err);
 		goto out;
