@@ -77,7 +77,7 @@ boots() {
 		case $(cat "$res/$guest.rc") in
 		124) hung=1 ;;
 		122) tr -d '\r' < "$res/$guest.tap" |
-			sed -n "s/^not ok - \(.*\) (\(late: .*\))\$/\1\tboot $n: \2/p" \
+			sed -n -E "s/^not ok( [0-9]+)?( -)? (.*) \((late: .*)\)\$/\3\tboot $n: \4/p" \
 			>> "$res/$guest.late" ;;
 		*) why="${why:+$why; }boot $n: $(sed -n 's/^run: QEMU failed: //p' "$res/$guest.err" | head -n 1)" ;;
 		esac
