@@ -21,8 +21,10 @@
 # (they skip the tests marked timing), run at a lower priority (DEBUG_NICE,
 # start_guest) and take what the others leave.  Not its QMP guests
 # (run_guest): they time how soon each use of an unplugged clock sees
-# ENODEV, and at nice 10 they missed that bound by 250 ms.  A guest waits for a slot before QEMU starts, so
-# its timeout is not eaten.
+# ENODEV, and at nice 10 they missed that bound by 250 ms.  With the debug
+# kernel's tests in one guest at nice 0, the run took 14m20s instead of
+# 12m38s, and the debug hot-unplug guest missed its bounds by 290 ms.  A
+# guest waits for a slot before QEMU starts, so its timeout is not eaten.
 GUEST_SLOTS=${GUEST_SLOTS:-$((5 * JOBS))}
 DEBUG_NICE=${DEBUG_NICE:-10}
 
