@@ -662,6 +662,53 @@ static void clockdev_test_backward_read(struct kunit *test)
 }
 
 /*
+ * A clock that does not advance (QEMU 7.2's e1000e PHC) until its NIC
+ * resets it, behind the core's back.  The core backed off reading it and
+ * predicts no advance for it: it takes the jump for a step at its next
+ * read.  An absolute timer the clock jumped past fires; a relative one,
+ * moved with the clock by the whole jump, keeps all of its time and does
+ * not fire, forward or back.
+ */
+static void clockdev_test_stalled_jump(struct kunit *test)
+{
+	const u64 t0 = 1000 * NSEC_PER_SEC;
+	struct clockdev_timer rel, abs;
+	struct rate_clock *rc;
+	u64 now;
+
+	rc = rate_clock_create(test, t0, 0, 1);
+	clockdev_timer_init(&rel, &rc->cd, rate_timer_fn);
+	clockdev_timer_init(&abs, &rc->cd, rate_timer_fn);
+	KUNIT_ASSERT_EQ(test, clockdev_timer_start(&abs, t0 + NSEC_PER_SEC,
+						   true), 0);
+	KUNIT_ASSERT_EQ(test, clockdev_timer_start(&rel, NSEC_PER_SEC,
+						   false), 0);
+	/* Reads that find the clock where it was: the core backs off. */
+	msleep(1500);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rc->fired), 0);
+
+	rate_clock_jump(rc, 3600LL * NSEC_PER_SEC);
+	/* The next read comes within the longest back-off, a second. */
+	wait_event_timeout(rc->wq, atomic_read(&rc->fired) >= 2, 3 * HZ);
+	KUNIT_EXPECT_EQ(test, abs.state, (u8)CLOCKDEV_TIMER_IDLE);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rc->fired), 1);
+	KUNIT_EXPECT_EQ(test, rel.state, (u8)CLOCKDEV_TIMER_QUEUED);
+	KUNIT_EXPECT_EQ(test, clockdev_timer_remaining(&rel, &now),
+			(s64)NSEC_PER_SEC);
+
+	rate_clock_jump(rc, -1800LL * NSEC_PER_SEC);
+	wait_event_timeout(rc->wq, atomic_read(&rc->fired) >= 2, 3 * HZ);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rc->fired), 1);
+	KUNIT_EXPECT_EQ(test, rel.state, (u8)CLOCKDEV_TIMER_QUEUED);
+	KUNIT_EXPECT_EQ(test, clockdev_timer_remaining(&rel, &now),
+			(s64)NSEC_PER_SEC);
+
+	clockdev_timer_cancel(&rel);
+	clockdev_timer_cancel(&abs);
+	clockdev_unregister(&rc->cd);
+}
+
+/*
  * A read that takes far longer than the one before it, and samples the
  * clock at its end: the clock ran on while the read slept, which is no
  * jump.  A timer that asked to hear of steps hears nothing, and stays armed.
@@ -863,6 +910,9 @@ static struct kunit_case clockdev_test_cases[] = {
 			      rate_clock_atomic_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_PARAM_ATTR(clockdev_test_huge_relative,
+			      rate_clock_atomic_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_PARAM_ATTR(clockdev_test_stalled_jump,
 			      rate_clock_atomic_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_SLOW(clockdev_test_slow_read),

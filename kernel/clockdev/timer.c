@@ -206,7 +206,8 @@ static u64 clockdev_predict(struct clockdev_timer_base *base, ktime_t boot)
 {
 	s64 span = ktime_to_ns(ktime_sub(boot, base->ref_boot));
 
-	if (span <= 0)
+	/* A clock that did not advance between its last reads: no advance. */
+	if (span <= 0 || base->stalled)
 		return base->ref_dev;
 	/* Above twice boot time, span * rate >> 32 may not fit in a u64. */
 	if (base->rate > CLOCKDEV_RATE_ONE * 2 &&

@@ -4,16 +4,19 @@
  * after a step, relative timers across steps (also bursts of steps while
  * the core reads the clock), and a clock that does not advance (QEMU
  * 7.2's e1000e PHC): its timers do not fire, the core backs off reading
- * it, and setting it past an expiry fires the timer promptly.  The rest
+ * it, setting it past an expiry fires the timer promptly, and so does a
+ * reset of the NIC that moves its PHC without telling anyone.  The rest
  * of what is particular to POSIX timers is in posix_timers.c.
  *
  * A clock that should not advance is measured first: one that does (a
  * newer QEMU's e1000e) skips those tests.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +40,12 @@
 /* Reads allowed of a stalled clock in STALL_WAIT_S with a timer armed. */
 #define STALL_WAIT_S		3
 #define STALL_MAX_READS		40
+/*
+ * The core reads a stalled clock at least this often (its longest
+ * back-off, CLOCKDEV_TIMER_MAX_BACKOFF): a jump nobody told it of is seen
+ * within this long, and the timers it made due fire PROMPT_NS later.
+ */
+#define STALL_READ_NS		SEC(1)
 
 #define SIG_TIMER		(SIGRTMIN + 1)
 /* Ignored: its periodic timer keeps the core reading the clock. */
@@ -505,6 +514,157 @@ TEST_F(stalled, step)
 		       (f->mono - m0) / 1e6, PROMPT_NS / NSEC_PER_MSEC,
 		       stall_max_ns() / 1e6);
 	EXPECT_EQ(0, sys_timer_delete(id));
+}
+
+/*
+ * Reset the NIC behind @c: by changing its MTU and putting it back
+ * (e1000e_change_mtu()), or with @link by bringing the interface down
+ * (e1000e_close()) and back to the state it was in.  e1000e sets its PHC
+ * to the time of CLOCK_REALTIME at each reset (e1000e_systim_reset()),
+ * and tells no one.
+ */
+static int nic_reset(const struct test_clock *c, bool link, char *why,
+		     size_t len)
+{
+	char dir[192], path[512], val[32] = "";
+	unsigned long flags;
+	struct dirent *e;
+	int err = -ENOENT;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/net", c->dev);
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/%s", dir, e->d_name,
+			 link ? "flags" : "mtu");
+		err = 0;
+		break;
+	}
+	if (d)
+		closedir(d);
+	if (err) {
+		snprintf(why, len, "%s: no network interface", c->dev);
+		return err;
+	}
+	err = read_file(path, val, sizeof(val));
+	if (err >= 0 && link) {
+		/* IFF_UP is bit 0: down first, or up then down. */
+		flags = strtoul(val, NULL, 0);
+		err = write_file(path, "%#lx", flags ^ 1);
+		if (!err)
+			err = write_file(path, "%#lx", flags);
+	} else if (err >= 0) {
+		err = write_file(path, "%d", atoi(val) - 100);
+		if (!err)
+			err = write_file(path, "%s", val);
+	}
+	if (err)
+		snprintf(why, len, "writing %.200s: %s", path, errname(-err));
+	return err;
+}
+
+/*
+ * Arm an absolute timer (value 1) at @at and a relative one (value 2) of
+ * a second on the clock, which reads @at - 1 s, let the core back off,
+ * then reset the NIC (by its link with @link, else by its MTU).  The
+ * clock's time after the reset in @after, the CLOCK_MONOTONIC time after
+ * it in @m1.  False after a SKIP.
+ */
+static bool arm_and_reset(struct __test_metadata *_metadata,
+			  struct _test_data_stalled *self, s64 at, bool link,
+			  int id[2], s64 *after, s64 *m1)
+{
+	char why[256];
+	int err;
+
+	err = sys_clock_settime(self->c.clk, at - SEC(1));
+	EXPECT_EQ(0, err) TH_LOG("clock_settime: %s", errname(-err));
+	if (clock_ns(self->c.clk) != at - SEC(1)) {
+		SKIP(return false, "%s does not keep the time it is set to",
+		     self->c.name);
+	}
+	EXPECT_EQ(0, tmr_create(self->c.clk, SIGEV_SIGNAL, 1, &id[0]));
+	EXPECT_EQ(0, tmr_create(self->c.clk, SIGEV_SIGNAL, 2, &id[1]));
+	EXPECT_EQ(0, sys_timer_settime(id[0], TIMER_ABSTIME, at, 0));
+	EXPECT_EQ(0, sys_timer_settime(id[1], 0, SEC(1), 0));
+	if (_metadata->exit_code)
+		return false;
+	/* As in the step test: a clock the core gave up on. */
+	pass_time(MS(1500));
+	err = nic_reset(&self->c, link, why, sizeof(why));
+	*m1 = mono_ns();
+	*after = clock_ns(self->c.clk);
+	EXPECT_EQ(0, err) TH_LOG("%s", why);
+	return !_metadata->exit_code;
+}
+
+/*
+ * A reset (an MTU change) that moves the clock forward past an absolute
+ * expiry (to CLOCK_REALTIME from PHC_BASE_S): the core takes it for a
+ * step at its next read; the absolute timer fires, not early, and the
+ * relative one is moved with the clock and does not.
+ */
+TEST_F(stalled, reset_forward)
+{
+	s64 at = SEC(PHC_BASE_S) + SEC(1), after, m1, value, interval;
+	const struct tsig *f;
+	int id[2];
+
+	if (self->advance > 0)
+		SKIP(return, ADVANCES_FMT, self->c.name, self->advance);
+	if (!arm_and_reset(_metadata, self, at, false, id, &after, &m1))
+		return;
+	if (after < at)
+		SKIP(return, "the reset left %s at %lld ns: it did not set it to CLOCK_REALTIME",
+		     self->c.name, after);
+	ASSERT_EQ(1, tsig_wait(1, STALL_READ_NS + PROMPT_NS + stall_max_ns()))
+		TH_LOG("no signal %.1f s after the reset moved the clock %.0f s forward",
+		       (STALL_READ_NS + PROMPT_NS) / 1e9, (after - at) / 1e9);
+	f = tsig_nth(0);
+	EXPECT_EQ(1, f->value) TH_LOG("the relative timer fired");
+	EXPECT_LE(at, f->dev) TH_LOG("the handler read %lld", f->dev);
+	TH_LOG("fired %.1f ms after the reset", (f->mono - m1) / 1e6);
+	/* The relative timer, moved with the clock, stays a second away. */
+	EXPECT_EQ(1, tsig_wait(2, SEC(STALL_WAIT_S)))
+		TH_LOG("a second signal, timer %d", tsig_nth(1)->value);
+	EXPECT_EQ(0, sys_timer_gettime(id[1], &value, &interval));
+	EXPECT_LT(0, value);
+	EXPECT_GE(SEC(1), value);
+	EXPECT_EQ(0, sys_timer_delete(id[0]));
+	EXPECT_EQ(0, sys_timer_delete(id[1]));
+}
+
+/*
+ * A reset (the interface down and up) that moves the clock back (to
+ * CLOCK_REALTIME from 1000 s ahead of it): no timer fires; once the core
+ * has read the clock, the absolute timer's remaining time has grown by
+ * the jump, the relative one's not.
+ */
+TEST_F(stalled, reset_backward)
+{
+	s64 at = clock_ns(CLOCK_REALTIME) + SEC(1000), after, m1, value,
+	    interval;
+	int id[2];
+
+	if (self->advance > 0)
+		SKIP(return, ADVANCES_FMT, self->c.name, self->advance);
+	if (!arm_and_reset(_metadata, self, at, true, id, &after, &m1))
+		return;
+	if (after > at - SEC(500))
+		SKIP(return, "the reset left %s at %lld ns: it did not set it to CLOCK_REALTIME",
+		     self->c.name, after);
+	EXPECT_EQ(0, tsig_wait(1, STALL_READ_NS + PROMPT_NS + stall_max_ns()))
+		TH_LOG("timer %d fired after the reset moved the clock %.0f s back",
+		       tsig_nth(0)->value, (at - SEC(1) - after) / 1e9);
+	EXPECT_EQ(0, sys_timer_gettime(id[0], &value, &interval));
+	EXPECT_LE(at - after - PRED_TOL_NS, value);
+	EXPECT_EQ(0, sys_timer_gettime(id[1], &value, &interval));
+	EXPECT_LT(0, value);
+	EXPECT_GE(SEC(1), value);
+	EXPECT_EQ(0, sys_timer_delete(id[0]));
+	EXPECT_EQ(0, sys_timer_delete(id[1]));
 }
 
 TEST_HARNESS_MAIN
