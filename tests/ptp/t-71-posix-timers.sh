@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # What is particular to POSIX timers on dynamic clocks (clockdev selftests
 # posix_timers and posix_timers_steps).  A subset runs ptp_sim and the
-# e1000e's PHC (under QEMU 7.2 a clock that does not advance; under QEMU 10
-# one at 5/2 of boot time, on which the stalled-clock tests skip).
+# e1000e's PHC (under QEMU 7.2 a clock that does not advance, which the
+# stalled-clock tests also reset through the NIC, by an MTU change and by
+# the interface going down; under QEMU 10 one at 5/2 of boot time, on
+# which they skip).
 . /payload/lib.sh
 ksft_subset clockdev:posix_timers -v ptp_sim -v ptp_sim_sleeping
 ksft_subset clockdev:posix_timers_steps -v ptp_sim -v e1000e
