@@ -37,9 +37,7 @@ static const char *const kind_names[] = {
 	[CK_RTC_CMOS]		= "rtc_cmos",
 };
 
-/* The only entry of directory @dir whose name starts with @prefix. */
-static int only_entry(const char *dir, const char *prefix, char *name,
-		      size_t len)
+int only_entry(const char *dir, const char *prefix, char *name, size_t len)
 {
 	struct dirent *e;
 	int found = -ENOENT;
@@ -48,7 +46,8 @@ static int only_entry(const char *dir, const char *prefix, char *name,
 	if (!d)
 		return -errno;
 	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, prefix, strlen(prefix)))
+		if (e->d_name[0] == '.' ||
+		    strncmp(e->d_name, prefix, strlen(prefix)))
 			continue;
 		snprintf(name, len, "%.*s", (int)len - 1, e->d_name);
 		found = 0;

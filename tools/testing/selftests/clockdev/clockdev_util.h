@@ -89,6 +89,12 @@ int sys_clock_nanosleep(clockid_t clk, int flags, s64 t, s64 *rem);
 __printf(2, 3) int write_file(const char *path, const char *fmt, ...);
 /* Read a small file, trailing newline removed: its length or -errno. */
 int read_file(const char *path, char *buf, size_t len);
+/*
+ * The entry of directory @dir (not . or ..) whose name starts with
+ * @prefix, for a directory that holds one (a device's ptpN, rtcN, its
+ * network interface): 0 and the name in @name, or -errno.
+ */
+int only_entry(const char *dir, const char *prefix, char *name, size_t len);
 /* Run a shell command quietly: its exit status, or -1. */
 __printf(1, 2) int run_cmd(const char *fmt, ...);
 

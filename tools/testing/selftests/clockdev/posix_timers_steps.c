@@ -12,7 +12,6 @@
  * newer QEMU's e1000e) skips those tests.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -526,28 +525,18 @@ TEST_F(stalled, step)
 static int nic_reset(const struct test_clock *c, bool link, char *why,
 		     size_t len)
 {
-	char dir[192], path[512], val[32] = "";
+	char dir[192], ifname[64], path[512], val[32] = "";
 	unsigned long flags;
-	struct dirent *e;
-	int err = -ENOENT;
-	DIR *d;
+	int err;
 
 	snprintf(dir, sizeof(dir), "%s/net", c->dev);
-	d = opendir(dir);
-	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/%s", dir, e->d_name,
-			 link ? "flags" : "mtu");
-		err = 0;
-		break;
-	}
-	if (d)
-		closedir(d);
+	err = only_entry(dir, "", ifname, sizeof(ifname));
 	if (err) {
 		snprintf(why, len, "%s: no network interface", c->dev);
 		return err;
 	}
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, ifname,
+		 link ? "flags" : "mtu");
 	err = read_file(path, val, sizeof(val));
 	if (err >= 0 && link) {
 		/* IFF_UP is bit 0: down first, or up then down. */
