@@ -13,6 +13,51 @@ pkgs=(linux-source-6.12 qemu-system-x86 linuxptp ethtool iproute2 busybox-static
 	ccache build-essential bc flex bison libelf-dev libssl-dev cpio kmod
 	xz-utils rsync socat python3 python3-ply python3-git git perl gzip procps jq
 	libcap2 libedit2 libgnutls30 libnettle8 libseccomp2 gnuplot-nox trinity)
+
+# QEMU 10 from bookworm-backports on Debian 12: under Debian 12's own QEMU
+# 7.2 the e1000e's PHC does not tick and there is no igb (qemu/README.md,
+# "Which QEMU").  The suite is enabled from the mirror this machine's own
+# apt configuration already uses for bookworm; no host name is written here.
+# QEMU_SUITE=stable keeps the distribution's QEMU.
+QEMU_MIN=1:10.0
+backports() {
+	local codename uri keyring list=/etc/apt/sources.list.d/clockdev-backports.sources
+	codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	[ "$codename" = bookworm ] || return 1
+	[ "${QEMU_SUITE:-backports}" = backports ] || return 1
+	if ! apt-get indextargets --format '$(RELEASE)' 'Identifier: Packages' 2>/dev/null |
+			grep -qx bookworm-backports; then
+		uri=$(apt-get indextargets --format '$(REPO_URI)' 'Release: bookworm' \
+			'Identifier: Packages' 2>/dev/null | head -n1)
+		[ -n "$uri" ] || die "no apt source for bookworm to take bookworm-backports from"
+		[ "$(id -u)" = 0 ] || die "run as root to enable bookworm-backports (for QEMU 10)"
+		keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+		{
+			echo "# Written by clockdev's scripts/deps.sh: QEMU 10 for the test guests."
+			echo "Types: deb"
+			echo "URIs: $uri"
+			echo "Suites: bookworm-backports"
+			echo "Components: main"
+			[ ! -r "$keyring" ] || echo "Signed-By: $keyring"
+		} > "$list"
+		log "enabled bookworm-backports from $uri in $list"
+	fi
+	return 0
+}
+qemu_from=
+if backports; then
+	qemu_from=bookworm-backports
+	v=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null || true)
+	if [ -z "$v" ] || ! dpkg --compare-versions "$v" ge "$QEMU_MIN"; then
+		[ "$(id -u)" = 0 ] || die "run as root to install QEMU 10 from bookworm-backports"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -q
+		log "installing qemu-system-x86 from bookworm-backports (installed: ${v:-none})"
+		apt-get install -y -q --no-install-recommends -t bookworm-backports \
+			qemu-system-x86
+	fi
+fi
+
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
@@ -54,3 +99,6 @@ if [ ! -x "$chrony/root/usr/sbin/chronyd" ] || [ ! -x "$chrony/root/usr/bin/chro
 	mv "$chrony/root.tmp" "$chrony/root"
 	log "chrony $(dpkg-deb -f "$chrony"/deb/chrony_*.deb Version) extracted into $chrony/root (not installed)"
 fi
+
+v=$(dpkg-query -W -f='${Version}' qemu-system-x86)
+log "QEMU: $(qemu-system-x86_64 --version | head -n1) (qemu-system-x86 $v${qemu_from:+, from $qemu_from})"
