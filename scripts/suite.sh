@@ -43,10 +43,10 @@ check)
 	# least), linuxptp and chrony for their daemons, trinity's children
 	# for their calls; a waiting guest costs little CPU (an idle patched
 	# guest about a tenth of a core).
-	shards=("t-21 t-74" "t-75" "t-80 t-86 t-87 t-88" "t-42 t-70"
+	shards=("t-21 t-22 t-74" "t-75" "t-80 t-86 t-87 t-88" "t-42 t-70"
 		"t-50 t-71 t-72 t-73 t-90")
 	# Mainline skips most of them (no timers on fd clocks): two guests.
-	mainline_shards=("t-21 t-42 t-74 t-75 t-80")
+	mainline_shards=("t-21 t-22 t-42 t-74 t-75 t-80")
 	# The debug kernel (KASAN, lockdep, kmemleak: many times slower
 	# under TCG, every guest CPU-bound) runs what its checkers are for:
 	# the error table with removal under open descriptors, the fuzzers
@@ -166,9 +166,9 @@ if qemu-system-x86_64 -device help 2>/dev/null | grep -q '"igb"'; then qemu_igb=
 main_guest() {
 	local guest=$1 k=$2 skip_tags='' subset='' short='' nic=()
 	shift 2
-	# t-21-igb.sh needs an igb NIC beside the e1000e (QEMU 8 or later;
-	# without one it says it skips).
-	case " ${*##*/} " in *" t-21-igb.sh "*)
+	# t-21-igb.sh and t-22-nic-timers.sh need an igb NIC beside the
+	# e1000e (QEMU 8 or later; without one they say they skip).
+	case " ${*##*/} " in *" t-21-igb.sh "*|*" t-22-nic-timers.sh "*)
 		[ -z "$qemu_igb" ] || nic=(--nic e1000e,igb) ;;
 	esac
 	# The debug kernel's checkers make every test many times slower: it

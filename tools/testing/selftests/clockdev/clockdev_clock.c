@@ -35,6 +35,7 @@ static const char *const kind_names[] = {
 	[CK_MONOTONIC]		= "CLOCK_MONOTONIC",
 	[CK_REALTIME]		= "CLOCK_REALTIME",
 	[CK_RTC_CMOS]		= "rtc_cmos",
+	[CK_IGB]		= "igb",
 };
 
 int only_entry(const char *dir, const char *prefix, char *name, size_t len)
@@ -186,36 +187,38 @@ static int find_rtc_test(struct test_clock *c, int n, char *why, size_t len)
 	return 0;
 }
 
-static int find_e1000e(struct test_clock *c, char *why, size_t len)
+/* The PHC of the first NIC that @driver (e1000e, igb) is bound to. */
+static int find_nic(struct test_clock *c, const char *driver, char *why,
+		    size_t len)
 {
 	char dir[128], pci[64];
 	int err;
 
-	err = only_entry("/sys/bus/pci/drivers/e1000e", "0000:", pci,
-			 sizeof(pci));
+	snprintf(dir, sizeof(dir), "/sys/bus/pci/drivers/%s", driver);
+	err = only_entry(dir, "0000:", pci, sizeof(pci));
 	if (err) {
-		snprintf(why, len, "no e1000e device bound");
+		snprintf(why, len, "no %s device bound", driver);
 		return err;
 	}
-	snprintf(dir, sizeof(dir), "/sys/bus/pci/drivers/e1000e/%s", pci);
+	snprintf(dir, sizeof(dir), "/sys/bus/pci/drivers/%s/%s", driver, pci);
 	err = ptp_of_device(dir, c->node, sizeof(c->node));
 	if (err) {
-		snprintf(why, len, "e1000e %s has no PHC", pci);
+		snprintf(why, len, "%s %s has no PHC", driver, pci);
 		return err;
 	}
 	/* Where test_clock_remove() removes it. */
 	if (!realpath(dir, c->dev) || strlen(c->dev) >= sizeof(c->dev)) {
-		snprintf(why, len, "e1000e %s: no sysfs device", pci);
+		snprintf(why, len, "%s %s: no sysfs device", driver, pci);
 		return -ENOENT;
 	}
 	return 0;
 }
 
 /*
- * Bring back an e1000e removed from the PCI bus: rescan, and wait (the
- * probe may be asynchronous) until its PHC is registered again.
+ * Bring back a NIC removed from the PCI bus: rescan, and wait (the probe
+ * may be asynchronous) until its PHC is registered again.
  */
-static void e1000e_rescan(struct test_clock *c)
+static void nic_rescan(struct test_clock *c)
 {
 	s64 deadline = mono_ns() + SEC(10);
 	char node[32];
@@ -313,6 +316,7 @@ int test_clock_make(struct test_clock *c, enum clock_kind kind,
 	c->fd = -1;
 	c->id = -1;
 	c->tick = 1;
+	c->rate = 1;
 	switch (kind) {
 	case CK_MONOTONIC:
 		c->clk = CLOCK_MONOTONIC;
@@ -334,7 +338,10 @@ int test_clock_make(struct test_clock *c, enum clock_kind kind,
 		err = find_rtc_test(c, 0, why, len);
 		break;
 	case CK_E1000E:
-		err = find_e1000e(c, why, len);
+		err = find_nic(c, "e1000e", why, len);
+		break;
+	case CK_IGB:
+		err = find_nic(c, "igb", why, len);
 		break;
 	case CK_RTC_CMOS:
 		err = find_rtc_cmos(c, why, len);
@@ -355,6 +362,14 @@ int test_clock_make(struct test_clock *c, enum clock_kind kind,
 		return err;
 	}
 	c->clk = FD_TO_CLOCKID(c->fd);
+	if (kind == CK_E1000E || kind == CK_IGB) {
+		s64 m0 = mono_ns(), t0 = clock_ns(c->clk), m1, t1;
+
+		pass_time(MS(50));
+		t1 = clock_ns(c->clk);
+		m1 = mono_ns();
+		c->rate = (double)(t1 - t0) / (m1 - m0);
+	}
 	return 0;
 }
 
@@ -388,7 +403,8 @@ int test_clock_remove(struct test_clock *c)
 	case CK_RTC_CMOS:
 		err = rtc_cmos_driver(c, "unbind");
 		break;
-	case CK_E1000E: {
+	case CK_E1000E:
+	case CK_IGB: {
 		char path[160];
 
 		snprintf(path, sizeof(path), "%s/remove", c->dev);
@@ -430,8 +446,9 @@ void test_clock_destroy(struct test_clock *c)
 		}
 		break;
 	case CK_E1000E:
+	case CK_IGB:
 		if (c->removed) {
-			e1000e_rescan(c);
+			nic_rescan(c);
 			c->removed = false;
 		}
 		break;

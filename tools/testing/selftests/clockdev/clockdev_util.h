@@ -161,12 +161,15 @@ s64 lates_pct(const struct lates *l, int pct);
  *                   kernel timer (reads in whole seconds)
  * @CK_RTC_NOALARM:  the RTC clock of rtc-test.0, an RTC without an alarm
  * @CK_E1000E:       the PHC of the guest's first e1000e (does not advance
- *                   under QEMU 7.2); removed by a PCI remove of the NIC,
- *                   back by a PCI rescan
+ *                   under QEMU 7.2, runs at 5/2 of boot time under QEMU
+ *                   10); removed by a PCI remove of the NIC, back by a PCI
+ *                   rescan
  * @CK_MONOTONIC:    CLOCK_MONOTONIC: a static clock, for reference
  * @CK_REALTIME:     CLOCK_REALTIME: a static clock that can be stepped
  * @CK_RTC_CMOS:     the RTC clock of the RTC whose driver is rtc_cmos (the
  *                   machine's own RTC); removed by unbinding its driver
+ * @CK_IGB:          the PHC of the guest's first igb (an 82576; QEMU 8 or
+ *                   later), removed and brought back as the e1000e's
  */
 enum clock_kind {
 	CK_PTP_SIM,
@@ -178,6 +181,7 @@ enum clock_kind {
 	CK_MONOTONIC,
 	CK_REALTIME,
 	CK_RTC_CMOS,
+	CK_IGB,
 };
 
 /**
@@ -192,9 +196,12 @@ enum clock_kind {
  * @id:      the driver instance made for the test, or -1
  * @rtc:     for an RTC clock, its /dev/rtcN ("" otherwise)
  * @removed: test_clock_remove() unregistered it
+ * @rate:    the clock's ns per CLOCK_MONOTONIC ns: measured over 50 ms
+ *           for a NIC's PHC (QEMU 10's e1000e runs at 5/2, 7.2's not at
+ *           all), 1 for the others
  * @dev:     for an RTC clock, the RTC's parent device in sysfs (its
- *           driver is what test_clock_remove() unbinds); for CK_E1000E,
- *           the NIC's PCI device in sysfs
+ *           driver is what test_clock_remove() unbinds); for CK_E1000E
+ *           and CK_IGB, the NIC's PCI device in sysfs
  */
 struct test_clock {
 	enum clock_kind kind;
@@ -207,6 +214,7 @@ struct test_clock {
 	int id;
 	char rtc[32];
 	bool removed;
+	double rate;
 	char dev[128];
 };
 
@@ -225,14 +233,14 @@ int test_clock_make(struct test_clock *c, enum clock_kind kind,
 		    char *why, size_t len);
 /*
  * Unregister the clock under its open descriptors: ptp_sim or netdevsim
- * del_device, unbinding the RTC's driver, or a PCI remove of the e1000e.
+ * del_device, unbinding the RTC's driver, or a PCI remove of the NIC.
  * 0 or -errno (-EOPNOTSUPP for a clock the test did not make).
  */
 int test_clock_remove(struct test_clock *c);
 /*
  * Close the clock and remove what test_clock_make() made; bring back what
  * test_clock_remove() removed of the machine's own (an RTC is bound again,
- * the e1000e comes back by a PCI rescan).
+ * a NIC comes back by a PCI rescan).
  */
 void test_clock_destroy(struct test_clock *c);
 /* Open the clock's node again with @flags: a descriptor, or -errno. */
