@@ -159,6 +159,7 @@ struct clockdev_timer_base {
 	u64 ref_lead;
 	u64 rate_dev;
 	ktime_t rate_boot;
+	u64 rate_lead;
 	u64 rate;
 	u64 backoff;
 	u64 alarm_next;

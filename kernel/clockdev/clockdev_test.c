@@ -738,6 +738,40 @@ static void clockdev_test_slow_read(struct kunit *test)
 }
 
 /*
+ * A rate measured from a read that sampled the clock late in its window
+ * (it slept 8 ms first: a PHC behind a slow bus, a busy machine) would
+ * run 3 % or more ahead.  The core does not take such a rate: a second
+ * after the last read, moving a periodic timer past the time the clock has
+ * surely reached (clockdev_timer_forward(), the overrun count of a POSIX
+ * timer) counts no period the clock has not reached.
+ */
+static void clockdev_test_imprecise_rate(struct kunit *test)
+{
+	const u64 t0 = 1000 * NSEC_PER_SEC, iv = 10 * NSEC_PER_MSEC;
+	struct clockdev_timer t;
+	struct rate_clock *rc;
+	u64 truth;
+
+	rc = rate_clock_create(test, t0, 1, 1);
+	clockdev_timer_init(&t, &rc->cd, rate_timer_fn);
+	/* Fast reads for 300 ms: the rate is measured. */
+	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 300), 0);
+	/* The next reads, 250 ms later, sample the clock 8 ms late. */
+	msleep(250);
+	WRITE_ONCE(rc->read_ms, 8);
+	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 1), 0);
+	WRITE_ONCE(rc->read_ms, 0);
+	t.node.expires = rate_clock_now(rc);
+	msleep(1000);
+	clockdev_timer_forward(&t, iv, false);
+	truth = rate_clock_now(rc);
+	KUNIT_EXPECT_LE_MSG(test, t.node.expires - iv, truth,
+			    "counted a period %lld us ahead of the clock",
+			    (s64)(t.node.expires - iv - truth) / 1000);
+	clockdev_unregister(&rc->cd);
+}
+
+/*
  * A relative timer armed while a read is under way, after the read
  * sampled the clock (a clock latched, then read over a slow bus): that
  * read predates the timer and must not anchor it, or the timer expires
@@ -916,6 +950,7 @@ static struct kunit_case clockdev_test_cases[] = {
 			      rate_clock_atomic_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_SLOW(clockdev_test_slow_read),
+	KUNIT_CASE_SLOW(clockdev_test_imprecise_rate),
 	KUNIT_CASE_SLOW(clockdev_test_arm_during_read),
 	KUNIT_CASE_PARAM_ATTR(clockdev_test_relative_anchor,
 			      rate_clock_atomic_gen_params,

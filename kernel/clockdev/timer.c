@@ -113,9 +113,17 @@
 #define CLOCKDEV_TIMER_MAX_BACKOFF	(1 * NSEC_PER_SEC)
 /*
  * A rate is measured over at least this much boot time, so that the jitter
- * of reads (microseconds) costs little; 1 is 1 << 32.
+ * of reads (microseconds) costs little; 1 is 1 << 32.  A read samples the
+ * clock somewhere in its window, so a rate is taken only from two reads
+ * whose windows add up to at most 1/CLOCKDEV_RATE_PRECISION of the span
+ * (under 1000 ppm of error, within the 2000 ppm the predictions allow
+ * for); a read that took long (it slept, the machine was busy) delays it.
  */
 #define CLOCKDEV_RATE_MIN_SPAN		(200 * NSEC_PER_MSEC)
+#define CLOCKDEV_RATE_PRECISION		1024
+/* A read that starts a rate may take half its share of a minimal span. */
+#define CLOCKDEV_RATE_RESTART_LEAD	\
+	(CLOCKDEV_RATE_MIN_SPAN / CLOCKDEV_RATE_PRECISION / 2)
 /*
  * Until then, a first estimate over at least this much, from a read that
  * took under 1/128 of it, serves the predictions (not the anchoring of
@@ -221,13 +229,16 @@ static u64 clockdev_predict(struct clockdev_timer_base *base, ktime_t boot)
  * Device time the clock has surely reached at boot time @boot: the
  * prediction, less what it may run ahead by (the time the last read took,
  * and a rate error up to 2000 ppm since), never below the last read.
- * Holds base->lock.
+ * Without a measured rate (a first estimate may be off by 1/128, an old
+ * rate by the change of frequency), the last read.  Holds base->lock.
  */
 static u64 clockdev_reached(struct clockdev_timer_base *base, ktime_t boot)
 {
 	s64 age = ktime_to_ns(ktime_sub(boot, base->ref_boot));
 	u64 pred = clockdev_predict(base, boot), lead = base->ref_lead;
 
+	if (base->rate_stale)
+		return base->ref_dev;
 	if (age > 0)
 		lead += age / 512;
 	return pred > base->ref_dev + lead ? pred - lead : base->ref_dev;
@@ -391,6 +402,7 @@ static bool clockdev_timer_update_ref(struct clockdev_timer_base *base,
 				      bool stepped)
 {
 	s64 span = ktime_to_ns(ktime_sub(boot, base->rate_boot));
+	bool measured;
 
 	if (base->ref_valid && !stepped &&
 	    clockdev_read_jumped(base, dev_now, boot, lead)) {
@@ -408,6 +420,7 @@ static bool clockdev_timer_update_ref(struct clockdev_timer_base *base,
 		   base->rate_restart || READ_ONCE(clockdev_pm_transition)) {
 		base->rate_dev = dev_now;
 		base->rate_boot = boot;
+		base->rate_lead = lead;
 		base->rate_restart = false;
 	} else {
 		/* A clock that did not move since the last read: back off. */
@@ -420,16 +433,31 @@ static bool clockdev_timer_update_ref(struct clockdev_timer_base *base,
 			base->backoff = CLOCKDEV_TIMER_MIN_BACKOFF;
 		}
 		/* Reads since rate_dev never went back: that was a step. */
-		if (!base->stalled && span >= CLOCKDEV_RATE_MIN_SPAN) {
+		measured = !base->stalled && span >= CLOCKDEV_RATE_MIN_SPAN &&
+			   base->rate_lead + lead <= (u64)span / CLOCKDEV_RATE_PRECISION;
+		if (measured) {
 			base->rate = clockdev_rate(dev_now - base->rate_dev,
 						   span);
 			base->rate_stale = false;
 			base->rate_dev = dev_now;
 			base->rate_boot = boot;
+			base->rate_lead = lead;
 		} else if (!base->stalled && base->rate_stale &&
 			   span >= CLOCKDEV_RATE_FIRST_SPAN && lead <= (u64)span / 128) {
 			base->rate = clockdev_rate(dev_now - base->rate_dev,
 						   span);
+		}
+		/*
+		 * A start that took too long for a minimal span: start again
+		 * from a read that took less than half as long.  rate_lead
+		 * halves each time, so this ends.
+		 */
+		if (!base->stalled && !measured &&
+		    base->rate_lead > CLOCKDEV_RATE_RESTART_LEAD &&
+		    lead < base->rate_lead / 2) {
+			base->rate_dev = dev_now;
+			base->rate_boot = boot;
+			base->rate_lead = lead;
 		}
 	}
 	base->ref_dev = dev_now;
