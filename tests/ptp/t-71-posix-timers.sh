@@ -7,4 +7,10 @@
 # which they skip).
 . /payload/lib.sh
 ksft_subset clockdev:posix_timers -v ptp_sim -v ptp_sim_sleeping
-ksft_subset clockdev:posix_timers_steps -v ptp_sim -v e1000e
+# Its fixture "reset" (a NIC's PHC that runs) is t-22's: that guest has
+# an igb.
+if [ -n "${SUBSET:-}" ]; then
+	ksft_run clockdev:posix_timers_steps -F reset -v ptp_sim -v e1000e
+else
+	ksft_run clockdev:posix_timers_steps -F reset
+fi

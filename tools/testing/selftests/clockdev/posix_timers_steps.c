@@ -5,8 +5,10 @@
  * the core reads the clock), and a clock that does not advance (QEMU
  * 7.2's e1000e PHC): its timers do not fire, the core backs off reading
  * it, setting it past an expiry fires the timer promptly, and so does a
- * reset of the NIC that moves its PHC without telling anyone.  The rest
- * of what is particular to POSIX timers is in posix_timers.c.
+ * reset of the NIC that moves its PHC without telling anyone; a NIC's PHC
+ * that runs (QEMU 8 and later), reset forward and back under armed
+ * timers.  The rest of what is particular to POSIX timers is in
+ * posix_timers.c.
  *
  * A clock that should not advance is measured first: one that does (a
  * newer QEMU's e1000e) skips those tests.
@@ -652,6 +654,168 @@ TEST_F(stalled, reset_backward)
 	EXPECT_EQ(0, sys_timer_gettime(id[1], &value, &interval));
 	EXPECT_LT(0, value);
 	EXPECT_GE(SEC(1), value);
+	EXPECT_EQ(0, sys_timer_delete(id[0]));
+	EXPECT_EQ(0, sys_timer_delete(id[1]));
+}
+
+/* ---- a NIC's PHC that runs, reset under armed timers ---- */
+
+/*
+ * e1000e and igb set their PHC to CLOCK_REALTIME at each reset of the
+ * NIC; under QEMU 8 and later the PHC runs, so the core has no reason to
+ * read it before its first timer is due.  The driver tells the core of
+ * the step (clockdev_time_changed()), and the timers then behave as after
+ * clock_settime(): an absolute expiry the reset passed fires at once, a
+ * relative timer keeps its remaining time.
+ */
+FIXTURE(reset) {
+	struct test_clock c;
+	s64 advance;
+};
+
+FIXTURE_VARIANT(reset) {
+	enum clock_kind kind;
+};
+
+FIXTURE_VARIANT_ADD(reset, e1000e) {
+	.kind = CK_E1000E,
+};
+
+FIXTURE_VARIANT_ADD(reset, igb) {
+	.kind = CK_IGB,
+};
+
+FIXTURE_SETUP(reset)
+{
+	s64 t0;
+
+	if (!timers_setup(_metadata, &self->c, variant->kind))
+		return;
+	t0 = clock_ns(self->c.clk);
+	pass_time(MS(100));
+	self->advance = clock_ns(self->c.clk) - t0;
+}
+
+FIXTURE_TEARDOWN(reset)
+{
+	test_clock_destroy(&self->c);
+}
+
+/*
+ * Set the clock to @base, arm an absolute timer (value 1) @ahead of it
+ * and a relative one (value 2) of @rel, let the core read the clock, and
+ * reset the NIC (by its link with @link, else by its MTU).  The clock's
+ * time after the reset in @after, the CLOCK_MONOTONIC time after it in
+ * @m1.  False after a SKIP or a failure.
+ */
+static bool arm_running(struct __test_metadata *_metadata,
+			struct _test_data_reset *self, s64 base, s64 ahead,
+			s64 rel, bool link, int id[2], s64 *after, s64 *m1)
+{
+	char why[256];
+	int err;
+
+	if (self->advance <= 0)
+		SKIP(return false, "%s does not advance (QEMU before 8): the stalled tests reset it",
+		     self->c.name);
+	err = sys_clock_settime(self->c.clk, base);
+	ASSERT_EQ(0, err) TH_LOG("clock_settime: %s", errname(-err));
+	EXPECT_EQ(0, tmr_create(self->c.clk, SIGEV_SIGNAL, 1, &id[0]));
+	EXPECT_EQ(0, tmr_create(self->c.clk, SIGEV_SIGNAL, 2, &id[1]));
+	EXPECT_EQ(0, sys_timer_settime(id[0], TIMER_ABSTIME, base + ahead, 0));
+	EXPECT_EQ(0, sys_timer_settime(id[1], 0, rel, 0));
+	if (_metadata->exit_code)
+		return false;
+	/* Long enough for the core to measure the clock's rate. */
+	pass_time(MS(500));
+	err = nic_reset(&self->c, link, why, sizeof(why));
+	*m1 = mono_ns();
+	*after = clock_ns(self->c.clk);
+	EXPECT_EQ(0, err) TH_LOG("%s", why);
+	return !_metadata->exit_code;
+}
+
+/*
+ * A reset (an MTU change) that moves the clock forward (to
+ * CLOCK_REALTIME from PHC_BASE_S) past an absolute expiry an hour ahead:
+ * it fires promptly, not early; the relative timer of an hour does not.
+ */
+TEST_F(reset, forward)
+{
+	s64 base = SEC(PHC_BASE_S), at = base + SEC(3600), after, m1, value,
+	    interval;
+	const struct tsig *f;
+	int id[2];
+
+	if (!arm_running(_metadata, self, base, SEC(3600), SEC(3600), false,
+			 id, &after, &m1))
+		return;
+	if (after < at)
+		SKIP(return, "the reset left %s at %lld ns: it did not set it to CLOCK_REALTIME",
+		     self->c.name, after);
+	ASSERT_EQ(1, tsig_wait(1, SEC(5)))
+		TH_LOG("no signal 5 s after the reset moved the clock %.0f s past the expiry",
+		       (after - at) / 1e9);
+	f = tsig_nth(0);
+	EXPECT_EQ(1, f->value) TH_LOG("the relative timer fired");
+	EXPECT_LE(at, f->dev) TH_LOG("the handler read %lld", f->dev);
+	EXPECT_GE(PROMPT_NS + stall_max_ns(), f->mono - m1)
+		TH_LOG("fired %.1f ms after the reset, want < %lld ms (+ %.1f ms of stalls)",
+		       (f->mono - m1) / 1e6, PROMPT_NS / NSEC_PER_MSEC,
+		       stall_max_ns() / 1e6);
+	TH_LOG("fired %.1f ms after the reset", (f->mono - m1) / 1e6);
+	EXPECT_EQ(1, tsig_wait(2, MS(500)))
+		TH_LOG("a second signal, timer %d", tsig_nth(1)->value);
+	EXPECT_EQ(0, sys_timer_gettime(id[1], &value, &interval));
+	EXPECT_LT(SEC(3500), value) TH_LOG("%lld ns left of an hour", value);
+	EXPECT_GE(SEC(3600), value);
+	EXPECT_EQ(0, sys_timer_delete(id[0]));
+	EXPECT_EQ(0, sys_timer_delete(id[1]));
+}
+
+/*
+ * A reset (the interface down and up) that moves the clock back (to
+ * CLOCK_REALTIME from an hour ahead of it): the absolute timer an hour
+ * further ahead does not fire and its remaining time grows by the jump
+ * (an hour more: what is left to it from the clock's time);
+ * the relative timer of 2 s of CLOCK_MONOTONIC (in the clock's time, at its
+ * rate) fires that long after it was armed, not an hour later, and not
+ * early.
+ */
+TEST_F(reset, backward)
+{
+	s64 base = clock_ns(CLOCK_REALTIME) + SEC(3600), at = base + SEC(3600),
+	    after, m1, value, interval, armed, now;
+	double rate = self->c.rate > 1 ? self->c.rate : 1;
+	const struct tsig *f;
+	int id[2];
+
+	armed = mono_ns();
+	if (!arm_running(_metadata, self, base, SEC(3600), SEC(2) * rate, true,
+			 id, &after, &m1))
+		return;
+	if (after > base - SEC(1800))
+		SKIP(return, "the reset left %s at %lld ns: it did not set it to CLOCK_REALTIME",
+		     self->c.name, after);
+	ASSERT_EQ(1, tsig_wait(1, SEC(5)))
+		TH_LOG("the relative timer of 2 s had not fired 5 s after the reset moved the clock back");
+	f = tsig_nth(0);
+	EXPECT_EQ(2, f->value) TH_LOG("the absolute timer fired");
+	/* In CLOCK_MONOTONIC time, give or take 5 % for the rate measured. */
+	EXPECT_LE(SEC(2) * rate / self->c.rate * 0.95, f->mono - armed)
+		TH_LOG("fired %.1f ms after it was armed: early", (f->mono - armed) / 1e6);
+	EXPECT_GE(SEC(2) * rate / self->c.rate + LATE_MAX_NS + stall_max_ns(),
+		  f->mono - armed)
+		TH_LOG("fired %.1f ms after it was armed, want < %.1f ms (+ %.1f ms of stalls)",
+		       (f->mono - armed) / 1e6,
+		       (SEC(2) * rate / self->c.rate + LATE_MAX_NS) / 1e6,
+		       stall_max_ns() / 1e6);
+	EXPECT_EQ(0, sys_timer_gettime(id[0], &value, &interval));
+	now = clock_ns(self->c.clk);
+	EXPECT_LE(at - now - SEC(1), value)
+		TH_LOG("%lld ns left, the clock at %lld, the expiry at %lld",
+		       value, now, at);
+	EXPECT_GE(at - after, value);
 	EXPECT_EQ(0, sys_timer_delete(id[0]));
 	EXPECT_EQ(0, sys_timer_delete(id[1]));
 }
