@@ -43,10 +43,10 @@ check)
 	# least), linuxptp and chrony for their daemons, trinity's children
 	# for their calls; a waiting guest costs little CPU (an idle patched
 	# guest about a tenth of a core).
-	shards=("t-21 t-22 t-74" "t-75" "t-80 t-86 t-87 t-88" "t-42 t-70"
+	shards=("t-21 t-74" "t-22" "t-75" "t-80 t-86 t-87 t-88" "t-42 t-70"
 		"t-50 t-71 t-72 t-73 t-90")
 	# Mainline skips most of them (no timers on fd clocks): two guests.
-	mainline_shards=("t-21 t-22 t-42 t-74 t-75 t-80")
+	mainline_shards=("t-21 t-42 t-74 t-75 t-80" "t-22")
 	# The debug kernel (KASAN, lockdep, kmemleak: many times slower
 	# under TCG, every guest CPU-bound) runs what its checkers are for:
 	# the error table with removal under open descriptors, the fuzzers
@@ -171,6 +171,13 @@ main_guest() {
 	case " ${*##*/} " in *" t-21-igb.sh "*|*" t-22-nic-timers.sh "*)
 		[ -z "$qemu_igb" ] || nic=(--nic e1000e,igb) ;;
 	esac
+	# t-22 removes the NICs from the PCI bus and brings them back, again
+	# and again: QEMU 10.0.2's TCG aborts now and then on a guest with two
+	# vCPUs while the guest moves a BAR (iotlb_to_section: Assertion
+	# 'section_index < d->map.sections_nb' failed; 1 of 4 runs of t-22),
+	# a race between a vCPU's cached MMIO mapping and another's change of
+	# the memory map.  One vCPU has no other to race with.
+	case " ${*##*/} " in *" t-22-nic-timers.sh "*) nic+=(--smp 1) ;; esac
 	# The debug kernel's checkers make every test many times slower: it
 	# skips the tests marked timing (fixed latency thresholds) and runs
 	# the selftests on one clock of each kind (tests/ptp/lib.sh,

@@ -229,18 +229,18 @@ static u64 clockdev_predict(struct clockdev_timer_base *base, ktime_t boot)
  * Device time the clock has surely reached at boot time @boot: the
  * prediction, less what it may run ahead by (the time the last read took,
  * and a rate error up to 2000 ppm since), never below the last read.
- * Without a measured rate (a first estimate may be off by 1/128, an old
- * rate by the change of frequency), the last read.  Holds base->lock.
+ * Without a measured rate, 1/128 more: a first estimate may be that much
+ * too fast (CLOCKDEV_RATE_FIRST_SPAN), and so may the rate from before a
+ * change of frequency of up to 7800 ppm, or the rate of boot time that a
+ * new clock is taken to run at until it is measured.  Holds base->lock.
  */
 static u64 clockdev_reached(struct clockdev_timer_base *base, ktime_t boot)
 {
 	s64 age = ktime_to_ns(ktime_sub(boot, base->ref_boot));
 	u64 pred = clockdev_predict(base, boot), lead = base->ref_lead;
 
-	if (base->rate_stale)
-		return base->ref_dev;
 	if (age > 0)
-		lead += age / 512;
+		lead += age / 512 + (base->rate_stale ? age / 128 : 0);
 	return pred > base->ref_dev + lead ? pred - lead : base->ref_dev;
 }
 
