@@ -45,7 +45,8 @@ check)
 	# guest about a tenth of a core).
 	shards=("t-21 t-74" "t-22" "t-75" "t-80 t-86 t-87 t-88" "t-42 t-70"
 		"t-50 t-71 t-72 t-73 t-90")
-	# Mainline skips most of them (no timers on fd clocks): two guests.
+	# Mainline skips most of them (no timers on fd clocks): two guests,
+	# and t-22's own (its NICs and one vCPU).
 	mainline_shards=("t-21 t-42 t-74 t-75 t-80" "t-22")
 	# The debug kernel (KASAN, lockdep, kmemleak: many times slower
 	# under TCG, every guest CPU-bound) runs what its checkers are for:
@@ -164,12 +165,12 @@ if qemu-system-x86_64 -device help 2>/dev/null | grep -q '"igb"'; then qemu_igb=
 
 # main_guest GUEST KIND TEST...: boot KIND and run the guest tests given.
 main_guest() {
-	local guest=$1 k=$2 skip_tags='' subset='' short='' nic=()
+	local guest=$1 k=$2 skip_tags='' subset='' short='' qopts=()
 	shift 2
 	# t-21-igb.sh and t-22-nic-timers.sh need an igb NIC beside the
 	# e1000e (QEMU 8 or later; without one they say they skip).
 	case " ${*##*/} " in *" t-21-igb.sh "*|*" t-22-nic-timers.sh "*)
-		[ -z "$qemu_igb" ] || nic=(--nic e1000e,igb) ;;
+		[ -z "$qemu_igb" ] || qopts=(--nic e1000e,igb) ;;
 	esac
 	# t-22 removes the NICs from the PCI bus and brings them back, again
 	# and again: QEMU 10.0.2's TCG aborts now and then on a guest with two
@@ -177,14 +178,14 @@ main_guest() {
 	# 'section_index < d->map.sections_nb' failed; 1 of 4 runs of t-22),
 	# a race between a vCPU's cached MMIO mapping and another's change of
 	# the memory map.  One vCPU has no other to race with.
-	case " ${*##*/} " in *" t-22-nic-timers.sh "*) nic+=(--smp 1) ;; esac
+	case " ${*##*/} " in *" t-22-nic-timers.sh "*) qopts+=(--smp 1) ;; esac
 	# The debug kernel's checkers make every test many times slower: it
 	# skips the tests marked timing (fixed latency thresholds) and runs
 	# the selftests on one clock of each kind (tests/ptp/lib.sh,
 	# ksft_subset); its console must stay silent all along.
 	case $k in debug*) skip_tags=timing subset=1 short=$debug_short ;; esac
 	start_guest "$guest" "$k" "$top/qemu/run" --kernel "$k" --timeout "$timeout" \
-		"${nic[@]}" --console-log "$res/$guest.console" --payload "$top/tests/ptp" \
+		"${qopts[@]}" --console-log "$res/$guest.console" --payload "$top/tests/ptp" \
 		-- env SKIP_TAGS="$skip_tags" SUBSET="$subset" SHORT="$short" \
 		EXPECT_RELEASE="$(cat "$BUILD/$k/kernelrelease")" \
 		sh /payload/run.sh "${@#"$top"/tests/ptp/}"
