@@ -29,6 +29,17 @@
  * then it is kept until module unload, so a late operation is counted (and
  * warned about) rather than left for KASAN to find.
  *
+ * Two attributes of an instance make it misbehave as hardware does, for
+ * the tests of what the PTP and clockdev cores make of it:
+ *
+ *	echo 1 > /sys/bus/ptp_sim/devices/ptp_sim<ID>/stopped
+ *	echo NS > /sys/bus/ptp_sim/devices/ptp_sim<ID>/reset
+ *
+ * "stopped" stops the oscillator: the clock reads the same until 0 is
+ * written, as a PHC whose counter does not run (QEMU 7.2's e1000e); it can
+ * still be set and stepped.  "reset" sets the clock to NS behind the PTP
+ * core's back, as a NIC reset does in a driver that tells no one.
+ *
  * An instance follows system sleep as a NIC does: from its suspend to its
  * resume callback the hardware is powered down (a real PHC then reads all
  * ones).  debugfs "ptp_sim/suspended_ops" counts the operations called in
@@ -115,6 +126,8 @@ MODULE_PARM_DESC(defer_free,
  * @dev_ref:	 clock time at @mono_ref, in ns
  * @scaled_ppm:	 frequency offset from nominal, in ppm with a 16-bit
  *		 binary fraction
+ * @stopped:	 the oscillator is stopped: the clock reads @dev_ref
+ *		 from @mono_ref on (sysfs attribute "stopped")
  * @sleeping_reads: every read sleeps (set at creation; sysfs attribute
  *		 "sleeping_reads" shows it)
  * @suspended:	 between the instance's suspend and resume callbacks
@@ -147,6 +160,7 @@ struct ptp_sim {
 	u64 mono_ref;
 	s64 dev_ref;
 	long scaled_ppm;
+	bool stopped;
 
 	bool sleeping_reads;
 	bool suspended;
@@ -174,6 +188,7 @@ struct ptp_sim_state {
 	u64 mono_ref;
 	s64 dev_ref;
 	long scaled_ppm;
+	bool stopped;
 };
 
 /* Protects ptp_sim_list and ptp_sim_exiting. */
@@ -244,6 +259,8 @@ static s64 ptp_sim_ns_at(const struct ptp_sim *sim, u64 mono)
 {
 	u64 elapsed = mono > sim->mono_ref ? mono - sim->mono_ref : 0;
 
+	if (sim->stopped)
+		return sim->dev_ref;
 	return sim->dev_ref + adjust_by_scaled_ppm(elapsed, sim->scaled_ppm);
 }
 
@@ -323,12 +340,18 @@ static void ptp_sim_state(struct ptp_sim *sim, struct ptp_sim_state *st)
 		st->mono_ref = sim->mono_ref;
 		st->dev_ref = sim->dev_ref;
 		st->scaled_ppm = sim->scaled_ppm;
+		st->stopped = sim->stopped;
 	} while (read_seqcount_retry(&sim->seq, seq));
 }
 
-/* Clock time at @mono by @st, also before its reference point. */
+/*
+ * Clock time at @mono by @st, also before its reference point (as if the
+ * clock had run at its present frequency then).
+ */
 static s64 ptp_sim_state_ns(const struct ptp_sim_state *st, u64 mono)
 {
+	if (mono >= st->mono_ref && st->stopped)
+		return st->dev_ref;
 	if (mono >= st->mono_ref)
 		return st->dev_ref +
 		       adjust_by_scaled_ppm(mono - st->mono_ref, st->scaled_ppm);
@@ -340,13 +363,17 @@ static s64 ptp_sim_state_ns(const struct ptp_sim_state *st, u64 mono)
 /*
  * CLOCK_MONOTONIC_RAW at which the clock reads @ns by @st: the inverse of
  * ptp_sim_state_ns().  The frequency offset is within max_adj, far from
- * -100 %, so the rate is positive.
+ * -100 %, so the rate is positive.  A stopped clock never reaches a time
+ * past the one it stopped at: U64_MAX.
  */
 static u64 ptp_sim_state_mono(const struct ptp_sim_state *st, s64 ns)
 {
 	const u64 one = 1000000ULL << 16;
 	u64 rate = one + st->scaled_ppm;
 	u64 d;
+
+	if (st->stopped && ns > st->dev_ref)
+		return U64_MAX;
 
 	if (ns >= st->dev_ref)
 		return st->mono_ref +
@@ -436,6 +463,9 @@ static enum hrtimer_restart ptp_sim_perout_edge(struct hrtimer *timer)
 		sim->perout_next -= div64_u64(sim->perout_next - ns - 1, period) *
 				    period;
 
+	/* A stopped clock reaches no edge: "stopped" kicks the output again. */
+	if (st.stopped)
+		return HRTIMER_NORESTART;
 	mono = ptp_sim_state_mono(&st, sim->perout_next);
 	hrtimer_set_expires(timer, ktime_add_ns(ktime_get(),
 						mono > now ? mono - now : 0));
@@ -702,8 +732,77 @@ static ssize_t sleeping_reads_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(sleeping_reads);
 
+static ssize_t stopped_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(dev_to_ptp_sim(dev)->stopped));
+}
+
+/*
+ * Stop or start the oscillator.  The clock keeps the time it reads at the
+ * instant, and its frequency; the periodic output waits while it stands.
+ */
+static ssize_t stopped_store(struct device *dev, struct device_attribute *attr,
+			     const char *buf, size_t count)
+{
+	struct ptp_sim *sim = dev_to_ptp_sim(dev);
+	bool stop;
+	int err;
+
+	err = kstrtobool(buf, &stop);
+	if (err)
+		return err;
+	if (READ_ONCE(sim->dead))
+		return -ENODEV;
+
+	scoped_guard(raw_spinlock_irqsave, &sim->lock) {
+		write_seqcount_begin(&sim->seq);
+		ptp_sim_rebase(sim);
+		sim->stopped = stop;
+		write_seqcount_end(&sim->seq);
+	}
+	ptp_sim_perout_kick(sim, false);
+
+	return count;
+}
+static DEVICE_ATTR_RW(stopped);
+
+/*
+ * The hardware is reset and its counter loaded with the time written, in
+ * ns: the clock is set without a call from the PTP core, which is not
+ * told.
+ */
+static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
+			   const char *buf, size_t count)
+{
+	struct ptp_sim *sim = dev_to_ptp_sim(dev);
+	s64 ns;
+	int err;
+
+	err = kstrtos64(buf, 0, &ns);
+	if (err)
+		return err;
+	if (ns < 0)
+		return -ERANGE;
+	if (READ_ONCE(sim->dead))
+		return -ENODEV;
+
+	scoped_guard(raw_spinlock_irqsave, &sim->lock) {
+		write_seqcount_begin(&sim->seq);
+		sim->mono_ref = ktime_get_raw_ns();
+		sim->dev_ref = ns;
+		write_seqcount_end(&sim->seq);
+	}
+	ptp_sim_perout_kick(sim, true);
+
+	return count;
+}
+static DEVICE_ATTR_WO(reset);
+
 static struct attribute *ptp_sim_dev_attrs[] = {
 	&dev_attr_sleeping_reads.attr,
+	&dev_attr_stopped.attr,
+	&dev_attr_reset.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(ptp_sim_dev);

@@ -2,13 +2,13 @@
 /*
  * POSIX timers on dynamic clocks that are stepped: timer_gettime() right
  * after a step, relative timers across steps (also bursts of steps while
- * the core reads the clock), and a clock that does not advance (QEMU
- * 7.2's e1000e PHC): its timers do not fire, the core backs off reading
- * it, setting it past an expiry fires the timer promptly, and so does a
- * reset of the NIC that moves its PHC without telling anyone; a NIC's PHC
- * that runs (QEMU 8 and later), reset forward and back under armed
- * timers.  The rest of what is particular to POSIX timers is in
- * posix_timers.c.
+ * the core reads the clock), and a clock that does not advance (a ptp_sim
+ * instance whose oscillator is stopped, and QEMU 7.2's e1000e PHC): its
+ * timers do not fire, the core backs off reading it, setting it past an
+ * expiry fires the timer promptly, and so does a reset of the hardware
+ * that moves the clock without telling anyone; a NIC's PHC that runs
+ * (QEMU 8 and later), reset forward and back under armed timers.  The
+ * rest of what is particular to POSIX timers is in posix_timers.c.
  *
  * A clock that should not advance is measured first: one that does (a
  * newer QEMU's e1000e) skips those tests.
@@ -379,7 +379,10 @@ TEST_F(steps, ignored_fast)
 	TH_LOG("%ld reads in 1 s", reads.events);
 }
 
-/* ---- a clock that does not advance: QEMU 7.2's e1000e PHC ---- */
+/*
+ * ---- a clock that does not advance: a stopped ptp_sim, QEMU 7.2's
+ * e1000e PHC ----
+ */
 
 /**
  * struct _test_data_stalled - a clock that should not advance
@@ -395,16 +398,41 @@ FIXTURE_VARIANT(stalled) {
 	enum clock_kind kind;
 };
 
+FIXTURE_VARIANT_ADD(stalled, ptp_sim) {
+	.kind = CK_PTP_SIM,
+};
+
 FIXTURE_VARIANT_ADD(stalled, e1000e) {
 	.kind = CK_E1000E,
 };
 
+/* The sysfs attribute @attr of the ptp_sim instance behind @c. */
+static void ptp_sim_attr(const struct test_clock *c, const char *attr,
+			 char *path, size_t len)
+{
+	snprintf(path, len, "/sys/bus/ptp_sim/devices/ptp_sim%d/%s", c->id,
+		 attr);
+}
+
 FIXTURE_SETUP(stalled)
 {
+	char path[128];
 	s64 t0;
+	int err;
 
 	if (!timers_setup(_metadata, &self->c, variant->kind))
 		return;
+	if (variant->kind == CK_PTP_SIM) {
+		/* Stop its oscillator: the clock reads the same from now on. */
+		ptp_sim_attr(&self->c, "stopped", path, sizeof(path));
+		err = write_file(path, "1");
+		if (err) {
+			/* A skip in the setup skips the teardown: undo first. */
+			test_clock_destroy(&self->c);
+			SKIP(return, "writing %s: %s: this ptp_sim cannot be stopped",
+			     path, errname(-err));
+		}
+	}
 	t0 = clock_ns(self->c.clk);
 	ASSERT_LE(0, t0) TH_LOG("clock_gettime: %s", errname(errno));
 	pass_time(MS(100));
@@ -417,7 +445,7 @@ FIXTURE_TEARDOWN(stalled)
 }
 
 #define ADVANCES_FMT \
-	"%s advances (%lld ns in 100 ms): the test needs a clock that does not (QEMU 7.2's e1000e PHC)"
+	"%s advances (%lld ns in 100 ms): the test needs a clock that does not (QEMU 7.2's e1000e PHC, a stopped ptp_sim)"
 
 /* The clock reads the same over 100 ms, 10 reads. */
 TEST_F(stalled, clock)
@@ -557,9 +585,30 @@ static int nic_reset(const struct test_clock *c, bool link, char *why,
 }
 
 /*
+ * Reset the hardware behind @c, which sets the clock to CLOCK_REALTIME
+ * without telling anyone: a NIC (nic_reset()), or a ptp_sim instance
+ * through its attribute "reset", as a NIC reset does in a driver that
+ * does not report it.
+ */
+static int hw_reset(const struct test_clock *c, bool link, char *why,
+		    size_t len)
+{
+	char path[128];
+	int err;
+
+	if (c->kind != CK_PTP_SIM)
+		return nic_reset(c, link, why, len);
+	ptp_sim_attr(c, "reset", path, sizeof(path));
+	err = write_file(path, "%lld", clock_ns(CLOCK_REALTIME));
+	if (err)
+		snprintf(why, len, "writing %s: %s", path, errname(-err));
+	return err;
+}
+
+/*
  * Arm an absolute timer (value 1) at @at and a relative one (value 2) of
  * a second on the clock, which reads @at - 1 s, let the core back off,
- * then reset the NIC (by its link with @link, else by its MTU).  The
+ * then reset the hardware (a NIC by its link with @link, else by its MTU).  The
  * clock's time after the reset in @after, the CLOCK_MONOTONIC time after
  * it in @m1.  False after a SKIP.
  */
@@ -584,7 +633,7 @@ static bool arm_and_reset(struct __test_metadata *_metadata,
 		return false;
 	/* As in the step test: a clock the core gave up on. */
 	pass_time(MS(1500));
-	err = nic_reset(&self->c, link, why, sizeof(why));
+	err = hw_reset(&self->c, link, why, sizeof(why));
 	*m1 = mono_ns();
 	*after = clock_ns(self->c.clk);
 	EXPECT_EQ(0, err) TH_LOG("%s", why);
@@ -592,9 +641,9 @@ static bool arm_and_reset(struct __test_metadata *_metadata,
 }
 
 /*
- * A reset (an MTU change) that moves the clock forward past an absolute
- * expiry (to CLOCK_REALTIME from PHC_BASE_S): the core takes it for a
- * step at its next read; the absolute timer fires, not early, and the
+ * A reset (of a NIC, an MTU change) that moves the clock forward past an
+ * absolute expiry (to CLOCK_REALTIME from PHC_BASE_S), untold: the core
+ * takes it for a step at its next read; the absolute timer fires, not early, and the
  * relative one is moved with the clock and does not.
  */
 TEST_F(stalled, reset_forward)
@@ -628,8 +677,9 @@ TEST_F(stalled, reset_forward)
 }
 
 /*
- * A reset (the interface down and up) that moves the clock back (to
- * CLOCK_REALTIME from 1000 s ahead of it): no timer fires; once the core
+ * A reset (of a NIC, the interface down and up) that moves the clock
+ * back (to CLOCK_REALTIME from 1000 s ahead of it), untold: no timer
+ * fires; once the core
  * has read the clock, the absolute timer's remaining time has grown by
  * the jump, the relative one's not.
  */
