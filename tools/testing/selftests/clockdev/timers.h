@@ -247,15 +247,6 @@ static inline int freq_set(clockid_t clk, long freq)
 	return syscall(SYS_clock_adjtime, clk, &tx) < 0 ? -errno : 0;
 }
 
-/* Whether @clk reads later after 20 ms than before. */
-static inline bool clock_advances(clockid_t clk)
-{
-	s64 t0 = clock_ns(clk);
-
-	pass_time(MS(20));
-	return clock_ns(clk) > t0;
-}
-
 FIXTURE_SETUP(timers)
 {
 	const struct tk_kind *k = tk_kind(variant->timer);
@@ -277,7 +268,7 @@ FIXTURE_SETUP(timers)
 	}
 	/* A NIC's PHC that QEMU does not advance (7.2's e1000e) never expires. */
 	if ((variant->clock == CK_E1000E || variant->clock == CK_IGB) &&
-	    !clock_advances(self->c.clk)) {
+	    self->c.rate <= 0) {
 		test_clock_destroy(&self->c);
 		SKIP(return, "%s's PHC %s does not advance (QEMU before 8)",
 		     self->c.name, self->c.node);
