@@ -3,20 +3,26 @@
  * RTC clocks in the device model: a class, so that their uevents reach
  * udev (which sets the permissions of /dev/rtcclockN), and timers that
  * wake the system (and need CAP_WAKE_ALARM) only on an RTC that may wake
- * it, as alarmtimer chooses its RTC.
+ * it, as alarmtimer chooses its RTC.  And the RTC the tests' timers run
+ * on, rtc-test: its alarm is a kernel timer armed for as long as the
+ * alarm is ahead.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/capability.h>
+#include <linux/rtc.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
@@ -197,6 +203,130 @@ TEST_F(rtc_device, timerfd_settime_cap)
 	EXPECT_EQ(ref, err)
 		TH_LOG("%s: timerfd_settime without CAP_WAKE_ALARM: %s, CLOCK_BOOTTIME_ALARM: %s",
 		       self->c.path, errname(-err), errname(-ref));
+}
+
+#define TRACEFS		"/sys/kernel/tracing"
+
+/*
+ * Set the alarm of the RTC behind @c (RTC_WKALM_SET on its /dev/rtcN)
+ * @ahead seconds after its time, and find how far ahead rtc-test armed
+ * the kernel timer that stands for it: the one timer:timer_start event
+ * of this process during the ioctl but for delayed works' (the kernels
+ * under test have no kallsyms to name the timer's function), recorded in
+ * a tracefs instance of this test's own.  The timer's timeout in jiffies in @jiffies.  0 or
+ * -errno (-ENOENT: no such event, -E2BIG: more than one).
+ */
+static int test_alarm_timeout(const struct test_clock *c, int ahead,
+			      long *jiffies, char *why, size_t len)
+{
+	struct rtc_wkalrm alm = { .enabled = 1 };
+	char dir[128], path[192], line[512];
+	int fd, err = 0;
+	struct tm tm = { 0 };
+	int events = 0;
+	const char *t;
+	time_t sec;
+	FILE *f;
+
+	*jiffies = LONG_MIN;
+	if (access(TRACEFS "/instances", F_OK))
+		run_cmd("mount -t tracefs nodev " TRACEFS " >/dev/null 2>&1");
+	snprintf(dir, sizeof(dir), TRACEFS "/instances/clockdev-rtc-%d", getpid());
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		err = -errno;
+		snprintf(why, len, "mkdir %s: %s", dir, errname(-err));
+		return err;
+	}
+	snprintf(path, sizeof(path), "%s/events/timer/timer_start/filter", dir);
+	err = write_file(path, "common_pid == %d", getpid());
+	if (!err) {
+		snprintf(path, sizeof(path),
+			 "%s/events/timer/timer_start/enable", dir);
+		err = write_file(path, "1");
+	}
+	if (err) {
+		snprintf(why, len, "writing %s: %s", path, errname(-err));
+		goto out;
+	}
+	fd = open(c->rtc, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, RTC_RD_TIME, &alm.time)) {
+		err = -errno;
+		snprintf(why, len, "%s: RTC_RD_TIME: %s", c->rtc, errname(-err));
+	} else {
+		/* struct rtc_time is the head of struct tm, field for field. */
+		memcpy(&tm, &alm.time, sizeof(alm.time));
+		sec = timegm(&tm) + ahead;
+		gmtime_r(&sec, &tm);
+		memcpy(&alm.time, &tm, sizeof(alm.time));
+		if (ioctl(fd, RTC_WKALM_SET, &alm)) {
+			err = -errno;
+			snprintf(why, len, "%s: RTC_WKALM_SET: %s", c->rtc,
+				 errname(-err));
+		}
+	}
+	write_file(path, "0");
+	/* The kernel timer was armed: the alarm is not wanted. */
+	if (fd >= 0) {
+		ioctl(fd, RTC_AIE_OFF, 0);
+		close(fd);
+	}
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	f = fopen(path, "r");
+	while (!err && f && fgets(line, sizeof(line), f)) {
+		t = line[0] == '#' ? NULL : strstr(line, " timer_start: ");
+		/* Not a delayed work's timer (TIMER_IRQSAFE, "flags=I"). */
+		if (t && strstr(t, " flags=") && strchr(strstr(t, " flags="), 'I'))
+			t = NULL;
+		if (t)
+			t = strstr(t, "[timeout=");
+		if (t) {
+			*jiffies = strtol(t + strlen("[timeout="), NULL, 10);
+			events++;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!err && events != 1) {
+		err = events ? -E2BIG : -ENOENT;
+		snprintf(why, len, "%d timer:timer_start events in RTC_WKALM_SET, in %s",
+			 events, path);
+	}
+out:
+	rmdir(dir);
+	return err;
+}
+
+/*
+ * rtc-test's alarm is a kernel timer: armed for an alarm 100 s ahead and
+ * for one 1000 s ahead, its timeouts are as 1 to 10 (give or take a
+ * second's rounding of either).  rtc-test bounded the timer's expiry in
+ * jiffies by U32_MAX, which jiffies pass 5 minutes after boot on 64-bit
+ * (INITIAL_JIFFIES): a later alarm was armed in the past, fired at the
+ * next tick, and the RTC core armed it again, hundreds of times a second;
+ * an earlier one, far enough ahead, fired at that instant.
+ */
+TEST_F(rtc_device, test_alarm_reach)
+{
+	long t100, t1000;
+	char why[256];
+	int err;
+
+	if (variant->kind != CK_RTC)
+		SKIP(return, "%s: only rtc-test emulates its alarm with a kernel timer",
+		     self->c.name);
+	err = test_alarm_timeout(&self->c, 100, &t100, why, sizeof(why));
+	ASSERT_EQ(0, err) TH_LOG("%s", why);
+	err = test_alarm_timeout(&self->c, 1000, &t1000, why, sizeof(why));
+	ASSERT_EQ(0, err) TH_LOG("%s", why);
+	TH_LOG("timeouts: %ld and %ld jiffies", t100, t1000);
+	ASSERT_LT(0, t100) TH_LOG("an alarm 100 s ahead armed %ld jiffies ahead",
+				  t100);
+	EXPECT_LE(t100 * 98 / 10, t1000)
+		TH_LOG("an alarm 1000 s ahead armed %ld jiffies ahead, one 100 s ahead %ld",
+		       t1000, t100);
+	EXPECT_GE(t100 * 102 / 10, t1000)
+		TH_LOG("an alarm 1000 s ahead armed %ld jiffies ahead, one 100 s ahead %ld",
+		       t1000, t100);
 }
 
 TEST_HARNESS_MAIN
