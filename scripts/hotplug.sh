@@ -6,8 +6,10 @@
 # cases s2idle and alarm) in it; with --suspend, only suspend.sh's CASE
 # (QEMU sleeps in S3 only once per boot: one S3 case per boot).
 # When the guest prints "<<<clockdev-ready ID>>>" (its readers hold the PHC
-# of device ID open), sends QMP device_del ID; on "<<<clockdev-replug ID>>>"
-# QMP device_add puts NIC ID back (hot-unplug cycles).  A watchdog wakes a guest
+# of device ID open), sends QMP device_del ID; on "<<<clockdev-replug ID
+# [MODEL]>>>" QMP device_add puts NIC ID, a MODEL (e1000e), back (hot-unplug
+# cycles).  The hot-unplug guest has an e1000e (nic0) and, where QEMU
+# emulates one, an igb (nic1).  A watchdog wakes a guest
 # that stays suspended WATCHDOG_S (default 30) seconds (scripts/qmp.sh), and
 # presses the power button of a guest still in suspend to idle 12 s after it
 # went down (freeze_watchdog, scripts/qmp.sh).
@@ -43,11 +45,12 @@ qmp_device_del() {
 		echo "# qmp: device_del $1: socat failed"
 }
 
-# qmp_device_add ID: plug NIC ID (nicN, as qemu/run names them) back into
-# its root port rpN, on its backend netN, which outlive the device.
+# qmp_device_add ID [MODEL]: plug NIC ID (nicN, as qemu/run names them), a
+# MODEL (e1000e by default), back into its root port rpN, on its backend
+# netN, which outlive the device.
 qmp_device_add() {
-	local n=${1#nic}
-	qmp device_add "{\"driver\":\"e1000e\",\"id\":\"$1\",\"bus\":\"rp$n\",\"netdev\":\"net$n\"}" |
+	local n=${1#nic} model=${2:-e1000e}
+	qmp device_add "{\"driver\":\"$model\",\"id\":\"$1\",\"bus\":\"rp$n\",\"netdev\":\"net$n\"}" |
 		sed 's/^/# qmp: /' || echo "# qmp: device_add $1: socat failed"
 }
 
@@ -63,7 +66,8 @@ unplug_when_ready() {
 			qmp_device_del "${id%%>>>*}" ;;
 		*"<<<clockdev-replug "*">>>"*)
 			id=${line##*<<<clockdev-replug }
-			qmp_device_add "${id%%>>>*}" ;;
+			# shellcheck disable=SC2086 # "ID [MODEL]"
+			qmp_device_add ${id%%>>>*} ;;
 		esac
 	done
 }
@@ -170,12 +174,20 @@ watch_console "$conlog" &
 stall_watchdog "$conlog" "$qmp/out" "${STALL_S:-120}" &
 sw=$!
 
+# The hot-unplug guest has an igb beside the e1000e where QEMU emulates one
+# (8.0 and later): tests/ptp/hotplug.sh cycles both.
+nics=()
+if [ "$tests" != suspend.sh ] &&
+   qemu-system-x86_64 -device help 2>/dev/null | grep -q '"igb"'; then
+	nics=(--nic e1000e,igb)
+fi
+
 status=0
 # A hung guest is told so by an NMI (stall_watchdog): then it panics and
 # prints what it was waiting for (panic_print: tasks, timers, locks, every
 # CPU's backtrace).
 "$top/qemu/run" --kernel "$kind" --qmp "$sock" --append "unknown_nmi_panic panic_print=0x4d" \
-	"$@" "${extra[@]}" --payload "$top/tests/ptp" \
+	"${nics[@]}" "$@" "${extra[@]}" --payload "$top/tests/ptp" \
 	-- env SUSPEND_CASE="$case" HOTPLUG_CYCLES="${HOTPLUG_CYCLES:-3}" \
 	sh /payload/run.sh $tests |
 	unplug_when_ready | tee -a "$qmp/out" || status=$?
