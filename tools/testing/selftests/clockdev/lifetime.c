@@ -149,15 +149,16 @@ TEST_F_TIMEOUT(lifetime, exit_together, 300)
  * clock's removal; the driver's module goes, and the module of the core
  * that clock ran on (ptp) must stay while they hold it, then go once they
  * are gone.  Needs ptp built as a module; the test unloads every other
- * user of it (netdevsim, ptp_mock, e1000e) and loads e1000e again.
+ * user of it (netdevsim, ptp_mock, e1000e, igb) and loads the NICs'
+ * drivers again.
  */
 TEST_F_TIMEOUT(lifetime, unload_under_timers, 120)
 {
 	struct itimerspec its = { .it_value.tv_sec = 3600,
 				  .it_interval.tv_sec = 1 };
 	static const char *const users[] = { "netdevsim", "ptp_mock",
-					     "e1000e" };
-	bool e1000e = loaded("e1000e");
+					     "e1000e", "igb" };
+	bool e1000e = loaded("e1000e"), igb = loaded("igb");
 	char why[256], path[64], buf[512];
 	struct test_clock c;
 	int id, tfd, err, i;
@@ -206,6 +207,8 @@ TEST_F_TIMEOUT(lifetime, unload_under_timers, 120)
 	run_cmd("modprobe ptp_sim >/dev/null 2>&1");
 	if (e1000e)
 		run_cmd("modprobe e1000e >/dev/null 2>&1");
+	if (igb)
+		run_cmd("modprobe igb >/dev/null 2>&1");
 }
 
 /*

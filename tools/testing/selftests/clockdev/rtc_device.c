@@ -211,10 +211,11 @@ TEST_F(rtc_device, timerfd_settime_cap)
  * Set the alarm of the RTC behind @c (RTC_WKALM_SET on its /dev/rtcN)
  * @ahead seconds after its time, and find how far ahead rtc-test armed
  * the kernel timer that stands for it: the one timer:timer_start event
- * of this process during the ioctl but for delayed works' (the kernels
- * under test have no kallsyms to name the timer's function), recorded in
- * a tracefs instance of this test's own.  The timer's timeout in jiffies in @jiffies.  0 or
- * -errno (-ENOENT: no such event, -E2BIG: more than one).
+ * of this process during the ioctl, in its own context and not a delayed
+ * work's (the kernels under test have no kallsyms to name the timer's
+ * function), recorded in a tracefs instance of this test's own.  The
+ * timer's timeout in jiffies in @jiffies.  0 or -errno (-ENOENT: no such
+ * event, -E2BIG: more than one).
  */
 static int test_alarm_timeout(const struct test_clock *c, int ahead,
 			      long *jiffies, char *why, size_t len)
@@ -223,8 +224,9 @@ static int test_alarm_timeout(const struct test_clock *c, int ahead,
 	char dir[128], path[192], line[512];
 	int fd, err = 0;
 	struct tm tm = { 0 };
+	char seen[2][160] = { "", "" };
+	const char *t, *ctx;
 	int events = 0;
-	const char *t;
 	time_t sec;
 	FILE *f;
 
@@ -274,13 +276,23 @@ static int test_alarm_timeout(const struct test_clock *c, int ahead,
 	f = fopen(path, "r");
 	while (!err && f && fgets(line, sizeof(line), f)) {
 		t = line[0] == '#' ? NULL : strstr(line, " timer_start: ");
-		/* Not a delayed work's timer (TIMER_IRQSAFE, "flags=I"). */
+		/*
+		 * Not a delayed work's timer (TIMER_IRQSAFE, "flags=I"), nor
+		 * one an interrupt armed while this process ran: its context
+		 * ("d.h.."/"..s..", after the CPU) says hardirq or softirq.
+		 */
 		if (t && strstr(t, " flags=") && strchr(strstr(t, " flags="), 'I'))
+			t = NULL;
+		ctx = t ? strstr(line, "] ") : NULL;
+		if (ctx && strcspn(ctx + 2, " hsH") < strcspn(ctx + 2, " "))
 			t = NULL;
 		if (t)
 			t = strstr(t, "[timeout=");
 		if (t) {
 			*jiffies = strtol(t + strlen("[timeout="), NULL, 10);
+			if (events < 2)
+				snprintf(seen[events], sizeof(seen[0]), "%s",
+					 line);
 			events++;
 		}
 	}
@@ -288,8 +300,8 @@ static int test_alarm_timeout(const struct test_clock *c, int ahead,
 		fclose(f);
 	if (!err && events != 1) {
 		err = events ? -E2BIG : -ENOENT;
-		snprintf(why, len, "%d timer:timer_start events in RTC_WKALM_SET, in %s",
-			 events, path);
+		snprintf(why, len, "%d timer:timer_start events in RTC_WKALM_SET: %s%s",
+			 events, seen[0], seen[1]);
 	}
 out:
 	rmdir(dir);
