@@ -305,6 +305,53 @@ static int rtc_cmos_driver(const struct test_clock *c, const char *op)
 	return write_file(path, "%s", strrchr(c->dev, '/') + 1);
 }
 
+/*
+ * The narrowest of a few reads of @clk between two of CLOCK_MONOTONIC:
+ * the clock's time, and in @mid and @width the CLOCK_MONOTONIC time at
+ * the middle of that read and how long it took.
+ */
+static s64 bracket_read(clockid_t clk, s64 *mid, s64 *width)
+{
+	s64 t = -1, m0, m1, r;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		m0 = mono_ns();
+		r = clock_ns(clk);
+		m1 = mono_ns();
+		if (t < 0 || m1 - m0 < *width) {
+			t = r;
+			*mid = m0 + (m1 - m0) / 2;
+			*width = m1 - m0;
+		}
+	}
+	return t;
+}
+
+/*
+ * The rate of a NIC's PHC against CLOCK_MONOTONIC over RATE_SPAN_NS, each
+ * end placed to within half its read; measured again (up to 3 times)
+ * while that leaves it uncertain by more than RATE_ERR_MAX.
+ */
+#define RATE_SPAN_NS	MS(50)
+#define RATE_ERR_MAX	0.002
+
+static void measure_rate(struct test_clock *c)
+{
+	s64 t0, t1, mid0, mid1, w0, w1;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		t0 = bracket_read(c->clk, &mid0, &w0);
+		pass_time(RATE_SPAN_NS);
+		t1 = bracket_read(c->clk, &mid1, &w1);
+		c->rate = (double)(t1 - t0) / (mid1 - mid0);
+		c->rate_err = (w0 + w1) / 2.0 / (mid1 - mid0);
+		if (c->rate_err <= RATE_ERR_MAX)
+			break;
+	}
+}
+
 int test_clock_make(struct test_clock *c, enum clock_kind kind,
 		    char *why, size_t len)
 {
@@ -362,14 +409,8 @@ int test_clock_make(struct test_clock *c, enum clock_kind kind,
 		return err;
 	}
 	c->clk = FD_TO_CLOCKID(c->fd);
-	if (kind == CK_E1000E || kind == CK_IGB) {
-		s64 m0 = mono_ns(), t0 = clock_ns(c->clk), m1, t1;
-
-		pass_time(MS(50));
-		t1 = clock_ns(c->clk);
-		m1 = mono_ns();
-		c->rate = (double)(t1 - t0) / (m1 - m0);
-	}
+	if (kind == CK_E1000E || kind == CK_IGB)
+		measure_rate(c);
 	return 0;
 }
 

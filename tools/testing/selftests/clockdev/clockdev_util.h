@@ -199,6 +199,8 @@ enum clock_kind {
  * @rate:    the clock's ns per CLOCK_MONOTONIC ns: measured over 50 ms
  *           for a NIC's PHC (QEMU 10's e1000e runs at 5/2, 7.2's not at
  *           all), 1 for the others
+ * @rate_err: how far off @rate may be, relative to it: from how long the
+ *           reads that measured it took (0 for the clocks at 1)
  * @dev:     for an RTC clock, the RTC's parent device in sysfs (its
  *           driver is what test_clock_remove() unbinds); for CK_E1000E
  *           and CK_IGB, the NIC's PCI device in sysfs
@@ -215,6 +217,7 @@ struct test_clock {
 	char rtc[32];
 	bool removed;
 	double rate;
+	double rate_err;
 	char dev[128];
 };
 
