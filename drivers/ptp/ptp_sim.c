@@ -650,6 +650,18 @@ static int ptp_sim_adjtime(struct ptp_clock_info *info, s64 delta)
 	return 0;
 }
 
+/* Load the counter with @ns: by clock_settime(), or by a reset. */
+static void ptp_sim_load(struct ptp_sim *sim, s64 ns)
+{
+	scoped_guard(raw_spinlock_irqsave, &sim->lock) {
+		write_seqcount_begin(&sim->seq);
+		sim->mono_ref = ktime_get_raw_ns();
+		sim->dev_ref = ns;
+		write_seqcount_end(&sim->seq);
+	}
+	ptp_sim_perout_kick(sim, true);
+}
+
 static int ptp_sim_settime64(struct ptp_clock_info *info,
 			     const struct timespec64 *ts)
 {
@@ -658,13 +670,7 @@ static int ptp_sim_settime64(struct ptp_clock_info *info,
 	if (!sim)
 		return -ENODEV;
 
-	scoped_guard(raw_spinlock_irqsave, &sim->lock) {
-		write_seqcount_begin(&sim->seq);
-		sim->mono_ref = ktime_get_raw_ns();
-		sim->dev_ref = timespec64_to_ns(ts);
-		write_seqcount_end(&sim->seq);
-	}
-	ptp_sim_perout_kick(sim, true);
+	ptp_sim_load(sim, timespec64_to_ns(ts));
 
 	return 0;
 }
@@ -787,13 +793,7 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 	if (READ_ONCE(sim->dead))
 		return -ENODEV;
 
-	scoped_guard(raw_spinlock_irqsave, &sim->lock) {
-		write_seqcount_begin(&sim->seq);
-		sim->mono_ref = ktime_get_raw_ns();
-		sim->dev_ref = ns;
-		write_seqcount_end(&sim->seq);
-	}
-	ptp_sim_perout_kick(sim, true);
+	ptp_sim_load(sim, ns);
 
 	return count;
 }

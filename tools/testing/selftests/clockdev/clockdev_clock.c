@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -525,47 +526,62 @@ int probe_timerfd(clockid_t clk)
 	return 0;
 }
 
+/* ---- tracefs instances ---- */
+
+int trace_instance_start(char *dir, size_t len, const char *name,
+			 int buffer_kb, const char *event,
+			 const char *filter, ...)
+{
+	char path[384], expr[256];
+	va_list ap;
+	int err;
+
+	va_start(ap, filter);
+	vsnprintf(expr, sizeof(expr), filter, ap);
+	va_end(ap);
+	if (access(TRACEFS "/instances", F_OK))
+		run_cmd("mount -t tracefs nodev " TRACEFS " >/dev/null 2>&1");
+	snprintf(dir, len, TRACEFS "/instances/%s", name);
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		err = -errno;
+		dir[0] = '\0';
+		return err;
+	}
+	snprintf(path, sizeof(path), "%s/events/%s", dir, event);
+	if (access(path, F_OK)) {
+		err = -ENOENT;
+		goto out_rmdir;
+	}
+	if (buffer_kb) {
+		snprintf(path, sizeof(path), "%s/buffer_size_kb", dir);
+		write_file(path, "%d", buffer_kb);
+	}
+	snprintf(path, sizeof(path), "%s/events/%s/filter", dir, event);
+	err = write_file(path, "%s", expr);
+	if (!err) {
+		snprintf(path, sizeof(path), "%s/events/%s/enable", dir, event);
+		err = write_file(path, "1");
+	}
+	if (!err)
+		return 0;
+out_rmdir:
+	rmdir(dir);
+	dir[0] = '\0';
+	return err;
+}
+
 /* ---- expiry audit ---- */
 
 int expiry_audit_start(struct expiry_audit *a, const char *node)
 {
-	char path[192];
-	int err;
+	char name[64];
 
 	memset(a, 0, sizeof(*a));
-	if (access(TRACEFS "/instances", F_OK))
-		run_cmd("mount -t tracefs nodev " TRACEFS " >/dev/null 2>&1");
-	snprintf(a->dir, sizeof(a->dir), TRACEFS "/instances/clockdev-%d-%s",
-		 getpid(), node);
-	if (mkdir(a->dir, 0700) && errno != EEXIST) {
-		err = -errno;
-		a->dir[0] = '\0';
-		return err;
-	}
-	snprintf(path, sizeof(path), "%s/events/clockdev/clockdev_timer_expire",
-		 a->dir);
-	if (access(path, F_OK)) {
-		rmdir(a->dir);
-		a->dir[0] = '\0';
-		return -ENOENT;
-	}
+	snprintf(name, sizeof(name), "clockdev-%d-%s", getpid(), node);
 	/* Room for every decision of a test: ~40 bytes an event. */
-	snprintf(path, sizeof(path), "%s/buffer_size_kb", a->dir);
-	write_file(path, "4096");
-	snprintf(path, sizeof(path),
-		 "%s/events/clockdev/clockdev_timer_expire/filter", a->dir);
-	err = write_file(path, "clock == \"%s\"", node);
-	if (!err) {
-		snprintf(path, sizeof(path),
-			 "%s/events/clockdev/clockdev_timer_expire/enable",
-			 a->dir);
-		err = write_file(path, "1");
-	}
-	if (err) {
-		rmdir(a->dir);
-		a->dir[0] = '\0';
-	}
-	return err;
+	return trace_instance_start(a->dir, sizeof(a->dir), name, 4096,
+				    "clockdev/clockdev_timer_expire",
+				    "clock == \"%s\"", node);
 }
 
 int expiry_audit_stop(struct expiry_audit *a)
@@ -681,39 +697,15 @@ int test_clock_rebind(struct test_clock *c)
 int event_count_start(struct event_count *e, const char *event,
 		      const char *node)
 {
-	char path[320];
-	int err;
+	char name[128], path[128];
 
 	memset(e, 0, sizeof(*e));
 	snprintf(e->event, sizeof(e->event), "%s", event);
-	if (access(TRACEFS "/instances", F_OK))
-		run_cmd("mount -t tracefs nodev " TRACEFS " >/dev/null 2>&1");
-	snprintf(e->dir, sizeof(e->dir), TRACEFS "/instances/clockdev-%d-%s-%s",
-		 getpid(), event, node);
-	if (mkdir(e->dir, 0700) && errno != EEXIST) {
-		err = -errno;
-		e->dir[0] = '\0';
-		return err;
-	}
-	snprintf(path, sizeof(path), "%s/events/clockdev/%s", e->dir, event);
-	if (access(path, F_OK)) {
-		rmdir(e->dir);
-		e->dir[0] = '\0';
-		return -ENOENT;
-	}
-	snprintf(path, sizeof(path), "%s/events/clockdev/%s/filter", e->dir,
-		 event);
-	err = write_file(path, "clock == \"%s\"", node);
-	if (!err) {
-		snprintf(path, sizeof(path), "%s/events/clockdev/%s/enable",
-			 e->dir, event);
-		err = write_file(path, "1");
-	}
-	if (err) {
-		rmdir(e->dir);
-		e->dir[0] = '\0';
-	}
-	return err;
+	snprintf(name, sizeof(name), "clockdev-%d-%s-%s", getpid(), event,
+		 node);
+	snprintf(path, sizeof(path), "clockdev/%s", event);
+	return trace_instance_start(e->dir, sizeof(e->dir), name, 0, path,
+				    "clock == \"%s\"", node);
 }
 
 int event_count_stop(struct event_count *e)

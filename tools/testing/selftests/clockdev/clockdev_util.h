@@ -309,6 +309,18 @@ double median(double *v, int n);
  */
 int test_clock_rebind(struct test_clock *c);
 
+/*
+ * A tracefs instance of the test's own, /sys/kernel/tracing/instances/@name
+ * (its path in @dir, @len bytes), recording the event @event ("group/name")
+ * where the filter @filter (printf-style) holds; a ring buffer of
+ * @buffer_kb per CPU (0: the default).  0, or -errno (-ENOENT: the kernel
+ * has no such event; then nothing is left behind).  rmdir(@dir) removes it.
+ */
+__printf(6, 7)
+int trace_instance_start(char *dir, size_t len, const char *name,
+			 int buffer_kb, const char *event,
+			 const char *filter, ...);
+
 /**
  * struct event_count - how often a clockdev tracepoint fired for one clock
  * @dir:    the tracefs instance recording it

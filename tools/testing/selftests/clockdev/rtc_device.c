@@ -205,8 +205,6 @@ TEST_F(rtc_device, timerfd_settime_cap)
 		       self->c.path, errname(-err), errname(-ref));
 }
 
-#define TRACEFS		"/sys/kernel/tracing"
-
 /*
  * Set the alarm of the RTC behind @c (RTC_WKALM_SET on its /dev/rtcN)
  * @ahead seconds after its time, and find how far ahead rtc-test armed
@@ -231,25 +229,16 @@ static int test_alarm_timeout(const struct test_clock *c, int ahead,
 	FILE *f;
 
 	*jiffies = LONG_MIN;
-	if (access(TRACEFS "/instances", F_OK))
-		run_cmd("mount -t tracefs nodev " TRACEFS " >/dev/null 2>&1");
-	snprintf(dir, sizeof(dir), TRACEFS "/instances/clockdev-rtc-%d", getpid());
-	if (mkdir(dir, 0700) && errno != EEXIST) {
-		err = -errno;
-		snprintf(why, len, "mkdir %s: %s", dir, errname(-err));
+	snprintf(path, sizeof(path), "clockdev-rtc-%d", getpid());
+	err = trace_instance_start(dir, sizeof(dir), path, 0,
+				   "timer/timer_start", "common_pid == %d",
+				   getpid());
+	if (err) {
+		snprintf(why, len, "tracefs instance %s recording timer:timer_start: %s",
+			 path, errname(-err));
 		return err;
 	}
-	snprintf(path, sizeof(path), "%s/events/timer/timer_start/filter", dir);
-	err = write_file(path, "common_pid == %d", getpid());
-	if (!err) {
-		snprintf(path, sizeof(path),
-			 "%s/events/timer/timer_start/enable", dir);
-		err = write_file(path, "1");
-	}
-	if (err) {
-		snprintf(why, len, "writing %s: %s", path, errname(-err));
-		goto out;
-	}
+	snprintf(path, sizeof(path), "%s/events/timer/timer_start/enable", dir);
 	fd = open(c->rtc, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || ioctl(fd, RTC_RD_TIME, &alm.time)) {
 		err = -errno;
@@ -291,8 +280,8 @@ static int test_alarm_timeout(const struct test_clock *c, int ahead,
 		if (t) {
 			*jiffies = strtol(t + strlen("[timeout="), NULL, 10);
 			if (events < 2)
-				snprintf(seen[events], sizeof(seen[0]), "%s",
-					 line);
+				snprintf(seen[events], sizeof(seen[0]),
+					 "%.159s", line);
 			events++;
 		}
 	}
@@ -300,10 +289,9 @@ static int test_alarm_timeout(const struct test_clock *c, int ahead,
 		fclose(f);
 	if (!err && events != 1) {
 		err = events ? -E2BIG : -ENOENT;
-		snprintf(why, len, "%d timer:timer_start events in RTC_WKALM_SET: %s%s",
+		snprintf(why, len, "%d timer:timer_start events in RTC_WKALM_SET: %.100s%.100s",
 			 events, seen[0], seen[1]);
 	}
-out:
 	rmdir(dir);
 	return err;
 }
