@@ -48,6 +48,14 @@
  * within this long, and the timers it made due fire PROMPT_NS later.
  */
 #define STALL_READ_NS		SEC(1)
+/*
+ * How long a clock stands still before it is reset behind the core's
+ * back: the back-off doubles from 1 ms and reaches its ceiling after
+ * about 1 s (1 + 2 + ... + 512 ms, then 1 s); a back-off that went on
+ * doubling would read the clock at about 2 s, 4 s and 8 s, and see a
+ * reset at 4.5 s more than 3 s late.
+ */
+#define STALL_SETTLE_NS		(SEC(4) + MS(500))
 
 #define SIG_TIMER		(SIGRTMIN + 1)
 /* Ignored: its periodic timer keeps the core reading the clock. */
@@ -739,7 +747,7 @@ TEST_F(stalled, reset_forward)
 	if (self->advance > 0)
 		SKIP(return, ADVANCES_FMT, self->c.name, self->advance);
 	if (!arm_and_reset(_metadata, &self->c, at - SEC(1), SEC(1), SEC(1),
-			   MS(1500), false, id, &after, &m1))
+			   STALL_SETTLE_NS, false, id, &after, &m1))
 		return;
 	if (after < at)
 		SKIP(return, "the reset left %s at %lld ns: it did not set it to CLOCK_REALTIME",
@@ -777,7 +785,7 @@ TEST_F(stalled, reset_backward)
 	if (self->advance > 0)
 		SKIP(return, ADVANCES_FMT, self->c.name, self->advance);
 	if (!arm_and_reset(_metadata, &self->c, at - SEC(1), SEC(1), SEC(1),
-			   MS(1500), true, id, &after, &m1))
+			   STALL_SETTLE_NS, true, id, &after, &m1))
 		return;
 	if (after > at - SEC(500))
 		SKIP(return, "the reset left %s at %lld ns: it did not set it to CLOCK_REALTIME",
