@@ -114,6 +114,9 @@ struct clock_device_operations {
  * @rate_boot:   ... and its boot time.
  * @rate:        Device ns per boot ns, 32.32 fixed point, from two reads.
  * @backoff:     Delay between reads of a clock that does not advance.
+ * @rel_shift:   The sum of the steps relative timers were moved by: a
+ *               relative timer out of the queue (expired, its owner yet to
+ *               move it on) catches up with the steps since its own.
  * @alarm_next:  With ops->timer_alarm: the expiry the worker wants the
  *               driver's alarm programmed for (U64_MAX: none) ...
  * @alarm_armed: ... and what it was last programmed for.
@@ -162,6 +165,7 @@ struct clockdev_timer_base {
 	u64 rate_lead;
 	u64 rate;
 	u64 backoff;
+	u64 rel_shift;
 	u64 alarm_next;
 	u64 alarm_armed;
 	bool alarm_fired;

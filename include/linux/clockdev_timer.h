@@ -52,6 +52,8 @@ enum clockdev_timer_event {
  * @step_gen: The clock's step count when the timer was armed or last
  *            told of a step: only a later step is reported
  *            (@cancel_on_step).
+ * @rel_shift: The clock's @rel_shift (struct clockdev_timer_base) that
+ *            its expiry is in.
  * @seen:     The latest device time its remaining time was taken at ...
  * @seen_gen: ... and the clock's step count then.
  */
@@ -68,6 +70,7 @@ struct clockdev_timer {
 	u8 state;
 	unsigned int step_gen;
 	unsigned int seen_gen;
+	u64 rel_shift;
 	u64 seen;
 };
 

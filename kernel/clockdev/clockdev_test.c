@@ -738,6 +738,54 @@ static void clockdev_test_slow_read(struct kunit *test)
 }
 
 /*
+ * A relative periodic timer that expired and was not moved on yet (its
+ * signal not dequeued, its timerfd not read) when the clock jumps, forward
+ * then back: moved on after the core saw the jump, it counts the periods
+ * of boot time, not the jump, and its next expiry is within a period, not
+ * a jump away.
+ */
+static void clockdev_test_expired_relative_jump(struct kunit *test)
+{
+	static const s64 jumps[] = { 10 * NSEC_PER_SEC, -10 * NSEC_PER_SEC };
+	const u64 t0 = 1000 * NSEC_PER_SEC, iv = 100 * NSEC_PER_MSEC;
+	struct clockdev_timer t;
+	struct rate_clock *rc;
+	ktime_t armed;
+	u64 n, now;
+	int fired, i;
+	s64 span;
+
+	rc = rate_clock_create(test, t0, 1, 1);
+	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 300), 0);
+	clockdev_timer_init(&t, &rc->cd, rate_timer_fn);
+	for (i = 0; i < ARRAY_SIZE(jumps); i++) {
+		fired = atomic_read(&rc->fired);
+		armed = ktime_get_boottime();
+		KUNIT_ASSERT_EQ(test, clockdev_timer_start(&t, iv, false), 0);
+		KUNIT_ASSERT_GT(test, wait_event_timeout(rc->wq,
+							 atomic_read(&rc->fired) != fired,
+							 2 * HZ), 0);
+		clockdev_timer_wait_running(&t);
+		rate_clock_jump(rc, jumps[i]);
+		/* The core's next read sees the jump. */
+		KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 20), 0);
+		n = clockdev_timer_forward(&t, iv, true);
+		span = ktime_to_ns(ktime_sub(ktime_get_boottime(), armed));
+		KUNIT_EXPECT_LE_MSG(test, n * iv, span + iv,
+				    "a jump of %lld ms counted as %llu periods in %lld ms",
+				    jumps[i] / NSEC_PER_MSEC, n,
+				    span / NSEC_PER_MSEC);
+		now = rate_clock_now(rc);
+		KUNIT_EXPECT_LE_MSG(test, t.node.expires, now + iv,
+				    "next expiry %lld ms away after a jump of %lld ms",
+				    (s64)(t.node.expires - now) / NSEC_PER_MSEC,
+				    jumps[i] / NSEC_PER_MSEC);
+		clockdev_timer_cancel(&t);
+	}
+	clockdev_unregister(&rc->cd);
+}
+
+/*
  * A rate measured from a read that sampled the clock late in its window
  * (it slept 8 ms first: a PHC behind a slow bus, a busy machine) would
  * run 3 % or more ahead.  The core does not take such a rate: a second
@@ -958,6 +1006,9 @@ static struct kunit_case clockdev_test_cases[] = {
 			      rate_clock_atomic_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_SLOW(clockdev_test_slow_read),
+	KUNIT_CASE_PARAM_ATTR(clockdev_test_expired_relative_jump,
+			      rate_clock_atomic_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_SLOW(clockdev_test_imprecise_rate),
 	KUNIT_CASE_SLOW(clockdev_test_arm_during_read),
 	KUNIT_CASE_PARAM_ATTR(clockdev_test_relative_anchor,

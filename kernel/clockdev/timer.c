@@ -266,12 +266,29 @@ static void clockdev_timer_wake_in(struct clockdev_timer_base *base,
 		      HRTIMER_MODE_ABS);
 }
 
+/* Queue @t, its expiry in the clock's time now.  Holds base->lock. */
 static void clockdev_timer_enqueue(struct clockdev_timer_base *base,
 				   struct clockdev_timer *t)
 {
 	lockdep_assert_held(&base->lock);
+	t->rel_shift = base->rel_shift;
 	timerqueue_add(&base->queue, &t->node);
 	t->state = CLOCKDEV_TIMER_QUEUED;
+}
+
+/*
+ * @expires, an expiry of @t in the clock's time as of t->rel_shift, moved
+ * by the steps since if @t is relative: a relative timer out of the queue
+ * (expired, its owner yet to move it on or re-arm it) misses the steps
+ * that move the queue, and catches up here.  Holds base->lock.
+ */
+static u64 clockdev_timer_catch_up(struct clockdev_timer_base *base,
+				   struct clockdev_timer *t, u64 expires)
+{
+	s64 step = base->rel_shift - t->rel_shift;
+
+	t->rel_shift = base->rel_shift;
+	return t->relative ? clockdev_shift_sat(expires, step) : expires;
 }
 
 /*
@@ -864,7 +881,8 @@ EXPORT_SYMBOL_GPL(clockdev_timer_start);
 /**
  * clockdev_timer_restart() - re-arm an expired periodic timer
  * @t:       A timer that is not armed.
- * @expires: Next expiry, device time (ns).
+ * @expires: Next expiry, device time (ns), as of the timer's last
+ *           clockdev_timer_forward(): a step since moves a relative one.
  *
  * Unlike clockdev_timer_start(), keeps whether the timer was armed
  * relative: a relative periodic timer keeps ignoring steps.
@@ -885,7 +903,7 @@ int clockdev_timer_restart(struct clockdev_timer *t, u64 expires)
 		ret = -ENODEV;
 	} else if (!WARN_ON_ONCE(t->state == CLOCKDEV_TIMER_QUEUED ||
 				 t->state == CLOCKDEV_TIMER_UNANCHORED)) {
-		t->node.expires = expires;
+		t->node.expires = clockdev_timer_catch_up(base, t, expires);
 		clockdev_timer_enqueue(base, t);
 		clockdev_timer_program(base, false, 0);
 	}
@@ -898,7 +916,9 @@ EXPORT_SYMBOL_GPL(clockdev_timer_restart);
 /**
  * clockdev_timer_requeue() - re-arm a timer from its expiry callback
  * @t:       The timer whose callback is running.
- * @expires: New expiry, device time (ns), absolute.
+ * @expires: New expiry, device time (ns), absolute, as of the timer's
+ *           last clockdev_timer_forward(): a step since moves a relative
+ *           one.
  *
  * The worker programs the next look at the clock after the callback.
  */
@@ -909,7 +929,7 @@ void clockdev_timer_requeue(struct clockdev_timer *t, u64 expires)
 
 	spin_lock_irqsave(&base->lock, flags);
 	if (!base->shutdown && t->state == CLOCKDEV_TIMER_RUNNING) {
-		t->node.expires = expires;
+		t->node.expires = clockdev_timer_catch_up(base, t, expires);
 		clockdev_timer_enqueue(base, t);
 	}
 	spin_unlock_irqrestore(&base->lock, flags);
@@ -1025,10 +1045,13 @@ s64 clockdev_timer_remaining(struct clockdev_timer *t, u64 *now)
 		t->seen = *now;
 		t->seen_gen = base->step_gen;
 	}
-	if (t->state == CLOCKDEV_TIMER_UNANCHORED)
+	if (t->state == CLOCKDEV_TIMER_UNANCHORED) {
 		rem = t->delay;
-	else
+	} else {
+		t->node.expires = clockdev_timer_catch_up(base, t,
+							  t->node.expires);
 		rem = (s64)(t->node.expires - *now);
+	}
 	/* Never more than was armed (the anchoring margin). */
 	if (t->relative && rem > (s64)t->delay)
 		rem = t->delay;
@@ -1053,7 +1076,8 @@ EXPORT_SYMBOL_GPL(clockdev_timer_remaining);
  * Moves the expiry by whole periods to the first one after the time the
  * clock has surely reached (the prediction from its last read, less what
  * the prediction may run ahead by), so that the count never runs ahead of
- * the clock.
+ * the clock.  A relative timer first moves with the steps of the clock
+ * since it expired: they count as no periods, and hold it back by none.
  *
  * Context: any but NMI; takes base->lock, a spinlock_t, so on PREEMPT_RT
  * not hard interrupt context nor under a raw spinlock.  Does not read
@@ -1070,6 +1094,7 @@ u64 clockdev_timer_forward(struct clockdev_timer *t, u64 interval,
 	if (!interval)
 		return 0;
 	spin_lock_irqsave(&base->lock, flags);
+	t->node.expires = clockdev_timer_catch_up(base, t, t->node.expires);
 	now = base->ref_valid ? clockdev_reached(base, ktime_get_boottime()) : 0;
 	if (base->ref_valid && now >= t->node.expires)
 		n = div64_u64(now - t->node.expires, interval) + 1;
@@ -1197,8 +1222,9 @@ EXPORT_SYMBOL_GPL(clockdev_next_timer);
 
 /*
  * Move relative timers by @step: out of the queue and back in, so that it
- * stays in order with the absolute ones, which do not move.  Holds
- * base->lock.
+ * stays in order with the absolute ones, which do not move.  Those out of
+ * the queue move when they are next used (clockdev_timer_catch_up()).
+ * Holds base->lock.
  */
 static void clockdev_timers_shift_relative(struct clockdev_timer_base *base,
 					   s64 step)
@@ -1209,6 +1235,7 @@ static void clockdev_timers_shift_relative(struct clockdev_timer_base *base,
 
 	if (!step)
 		return;
+	base->rel_shift += step;
 	for (rb = rb_first_cached(&base->queue.rb_root); rb; rb = next) {
 		next = rb_next(rb);
 		t = rb_entry(rb, struct clockdev_timer, node.node);
@@ -1221,6 +1248,7 @@ static void clockdev_timers_shift_relative(struct clockdev_timer_base *base,
 	list_for_each_entry_safe(t, tmp, &moved, anchor) {
 		list_del_init(&t->anchor);
 		t->node.expires = clockdev_shift_sat(t->node.expires, step);
+		t->rel_shift = base->rel_shift;
 		timerqueue_add(&base->queue, &t->node);
 	}
 }

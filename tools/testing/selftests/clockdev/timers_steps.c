@@ -7,7 +7,11 @@
  */
 #define _GNU_SOURCE
 #include <linux/ptp_clock.h>
+#include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
 
 #include "timers.h"
 
@@ -240,6 +244,161 @@ TEST_F(timers, step_relative_periodic_forward)
 TEST_F(timers, step_relative_periodic_back)
 {
 	step_relative_periodic(_metadata, self, -SEC(5));
+}
+
+/* The signal of the POSIX timers of step_pending_periodic(). */
+#define SIG_PENDING	(SIGRTMIN + 2)
+
+/*
+ * A periodic timer whose expiry the test takes when it chooses: a timerfd
+ * it reads, or a POSIX timer whose signal it dequeues from a signalfd (the
+ * kernel re-arms a POSIX timer only then).  poll() on either waits for an
+ * expiry without taking it.
+ */
+struct pending {
+	int fd;
+	timer_t id;
+	bool posix;
+};
+
+static int pending_create(struct pending *p, enum timer_kind kind,
+			  clockid_t clk)
+{
+	struct sigevent sev = {
+		.sigev_notify = SIGEV_THREAD_ID,
+		.sigev_signo = SIG_PENDING,
+	};
+	sigset_t set;
+
+	p->posix = kind == TK_POSIX;
+	if (!p->posix) {
+		p->fd = timerfd_create(clk, TFD_CLOEXEC);
+		return p->fd < 0 ? -errno : 0;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIG_PENDING);
+	/* Directed at this thread, which leaves it pending for the signalfd. */
+	if (pthread_sigmask(SIG_BLOCK, &set, NULL))
+		return -EINVAL;
+	p->fd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (p->fd < 0)
+		return -errno;
+	sev.sigev_notify_thread_id = gettid();
+	if (timer_create(clk, &sev, &p->id)) {
+		close(p->fd);
+		return -errno;
+	}
+	return 0;
+}
+
+static int pending_arm(struct pending *p, s64 delay, s64 interval)
+{
+	struct itimerspec its = {
+		.it_value = ns_ts(delay),
+		.it_interval = ns_ts(interval),
+	};
+
+	if (p->posix)
+		return timer_settime(p->id, 0, &its, NULL) ? -errno : 0;
+	return timerfd_settime(p->fd, 0, &its, NULL) ? -errno : 0;
+}
+
+/* Wait up to @timeout_ns for an expiry, without taking it: 0 or -errno. */
+static int pending_wait(struct pending *p, s64 timeout_ns)
+{
+	struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+	int n = poll(&pfd, 1, timeout_ns / NSEC_PER_MSEC);
+
+	if (n < 0)
+		return -errno;
+	return n ? 0 : -ETIMEDOUT;
+}
+
+/* Take the expiries pending: their count in @n, 0 or -errno. */
+static int pending_take(struct pending *p, long long *n)
+{
+	struct signalfd_siginfo si;
+	uint64_t ticks;
+
+	if (!p->posix) {
+		if (read(p->fd, &ticks, sizeof(ticks)) != sizeof(ticks))
+			return -errno;
+		*n = ticks;
+		return 0;
+	}
+	if (read(p->fd, &si, sizeof(si)) != sizeof(si))
+		return -errno;
+	*n = 1 + (long long)si.ssi_overrun;
+	return 0;
+}
+
+static void pending_destroy(struct pending *p)
+{
+	sigset_t set;
+
+	if (p->posix) {
+		timer_delete(p->id);
+		sigemptyset(&set);
+		sigaddset(&set, SIG_PENDING);
+		/* A signal still pending would outlive the timer. */
+		while (!sigtimedwait(&set, NULL, &(struct timespec){ 0 }))
+			;
+		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	}
+	close(p->fd);
+}
+
+/*
+ * A relative periodic timer, the clock stepped by @step while an expiry is
+ * pending, not yet taken (a timerfd not read, a POSIX timer's signal not
+ * dequeued: the kernel moves such a timer on only then).  Taken after the
+ * step, it counts the periods CLOCK_MONOTONIC passed, not the step, and the
+ * next expiry comes a period after the last, as on CLOCK_REALTIME, where a
+ * relative timer runs on CLOCK_MONOTONIC.
+ */
+static void step_pending_periodic(struct __test_metadata *_metadata,
+				  struct _test_data_timers *self, s64 step)
+{
+	const struct test_clock *c = &self->c;
+	s64 iv = span(c, MS(300)), m0, m1, m2, m3;
+	long long n1, n2;
+	struct pending p;
+
+	if (skipped(_metadata, self, SETTABLE, TKF_INTERVAL))
+		return;
+	ASSERT_EQ(0, pending_create(&p, self->t.kind, c->clk));
+	m0 = mono_ns();
+	ASSERT_EQ(0, pending_arm(&p, iv, iv));
+	m1 = mono_ns();
+	ASSERT_EQ(0, pending_wait(&p, iv + SEC(3))) TH_LOG("no first expiry");
+	ASSERT_EQ(0, step_clock(self, step));
+	ASSERT_EQ(0, pending_take(&p, &n1));
+	m2 = mono_ns();
+	EXPECT_LE(n1 * iv, m2 - m0 + RATE_TOL_NS)
+		TH_LOG("%lld expirations counted %.1f ms after arming: the step counted as periods",
+		       n1, (m2 - m0) / 1e6);
+	ASSERT_EQ(0, pending_wait(&p, SEC(10)))
+		TH_LOG("no expiry within 10 s of the step");
+	ASSERT_EQ(0, pending_take(&p, &n2));
+	m3 = mono_ns();
+	EXPECT_GE(m3 - m0, (n1 + n2) * iv - RATE_TOL_NS)
+		TH_LOG("expiration %lld seen %.1f ms after arming, too early",
+		       n1 + n2, (m3 - m0) / 1e6);
+	EXPECT_TRUE(within(m3 - m1, (n1 + n2) * iv + late_bound(c)))
+		TH_LOG("expiration %lld seen %.1f ms after arming, want %lld..%.1f ms",
+		       n1 + n2, (m3 - m1) / 1e6, (n1 + n2) * iv / NSEC_PER_MSEC,
+		       ((n1 + n2) * iv + late_bound(c) + stall_max_ns()) / 1e6);
+	pending_destroy(&p);
+}
+
+TEST_F(timers, step_pending_periodic_forward)
+{
+	step_pending_periodic(_metadata, self, SEC(5));
+}
+
+TEST_F(timers, step_pending_periodic_back)
+{
+	step_pending_periodic(_metadata, self, -SEC(5));
 }
 
 /* ---- frequency ---- */
