@@ -14,12 +14,14 @@
 # others read-only).  A run prints its seed; ABI_FUZZ_SEED=N replays it (as
 # far as the other thread and the timing let it), ABI_FUZZ_CALLS=N changes
 # the number of calls (100000; 20000 where $SUBSET asks for a subset: the
-# debug kernel).
+# debug kernel), ABI_FUZZ_MAX_SECONDS=N the longest a run may take (400).
 . /payload/lib.sh
 FUZZ=${ABI_FUZZ:-/usr/local/bin/abi_fuzz}
 CALLS=${ABI_FUZZ_CALLS:-100000}
 [ -z "${SUBSET:-}" ] || CALLS=${ABI_FUZZ_CALLS:-20000}
 SEED=${ABI_FUZZ_SEED:+--seed $ABI_FUZZ_SEED}
+# A run that takes longer than this fails (ABI_FUZZ_MAX_SECONDS: the soak's).
+MAX_SECONDS=${ABI_FUZZ_MAX_SECONDS:-400}
 PTPSIM=/sys/bus/ptp_sim
 NSIM=/sys/bus/netdevsim
 A=41 B=42 C=43 D=44	# instance IDs used here (ptp_sim or netdevsim)
@@ -111,7 +113,7 @@ r0=$(kernel_reports)
 if make_clocks --ro-clock; then
 	# shellcheck disable=SC2086
 	check "abi-fuzz: as root" "$FUZZ" $SEED --calls "$CALLS" \
-		--max-seconds 400 $ARGS
+		--max-seconds "$MAX_SECONDS" $ARGS
 else
 	echo "not ok - abi-fuzz: as root: clocks made"
 fi
@@ -127,7 +129,7 @@ if make_clocks --clock; then
 	fi
 	# shellcheck disable=SC2086
 	check "abi-fuzz: as nobody, without capabilities" "$FUZZ" $SEED \
-		--user 65534 --calls "$CALLS" --max-seconds 400 $ARGS
+		--user 65534 --calls "$CALLS" --max-seconds "$MAX_SECONDS" $ARGS
 	[ -z "$rtc_mode" ] || chmod "$rtc_mode" $RTC
 	rtc_mode=
 else
