@@ -266,6 +266,8 @@ int clockdev_init(struct clock_device *cd,
 int clockdev_register(struct clock_device *cd);
 void clockdev_unregister(struct clock_device *cd);
 void clockdev_time_changed(struct clock_device *cd);
+void clockdev_time_change_begin(struct clock_device *cd);
+void clockdev_time_change_end(struct clock_device *cd);
 void clockdev_alarm_fired(struct clock_device *cd);
 bool clockdev_next_timer(struct clock_device *cd, u64 *expires);
 

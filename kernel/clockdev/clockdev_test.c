@@ -990,6 +990,87 @@ static void clockdev_test_fast_clock(struct kunit *test)
 	clockdev_unregister(&rc->cd);
 }
 
+/* A timer that notes when it expired. */
+struct noted_timer {
+	struct clockdev_timer t;
+	ktime_t at;
+};
+
+static void noted_timer_fn(struct clockdev_timer *t, u64 now,
+			   enum clockdev_timer_event ev)
+{
+	struct noted_timer *nt = container_of(t, struct noted_timer, t);
+
+	if (ev == CLOCKDEV_TIMER_EXPIRED)
+		WRITE_ONCE(nt->at, ktime_get_boottime());
+	rate_timer_fn(t, now, ev);
+}
+
+/*
+ * A driver that resets its clock's hardware (e1000e, igb): from the reset
+ * until the driver sets the clock again, reads return a time that is
+ * neither the old one nor the new one (there seconds behind) and stands
+ * still, here for 300 ms (igb under QEMU: 300 to 450 ms).  The driver then
+ * sets the clock where it would have been had it run on.  It brackets the
+ * reset with clockdev_time_change_begin() and clockdev_time_change_end():
+ * a relative timer armed before keeps its time in boot time, even when
+ * something (a timer armed meanwhile) asks the core to read the clock
+ * during the reset.  Told only afterwards (clockdev_time_changed()), the
+ * core would have read the clock standing still, and the timer would
+ * fire the time it stood still late.
+ */
+static void clockdev_test_reset_window(struct kunit *test)
+{
+	const u64 t0 = 1000 * NSEC_PER_SEC, delay = NSEC_PER_SEC;
+	struct noted_timer rel = {};
+	struct clockdev_timer tick;
+	struct rate_clock *rc;
+	unsigned long flags;
+	ktime_t armed, b0;
+	s64 off, late;
+
+	rc = rate_clock_create(test, t0, 1, 1);
+	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 300), 0);
+	clockdev_timer_init(&rel.t, &rc->cd, noted_timer_fn);
+	clockdev_timer_init(&tick, &rc->cd, rate_timer_fn);
+	armed = ktime_get_boottime();
+	KUNIT_ASSERT_EQ(test, clockdev_timer_start(&rel.t, delay, false), 0);
+	msleep(100);
+
+	/* The reset: the clock reads 10 s behind and stands still. */
+	clockdev_time_change_begin(&rc->cd);
+	spin_lock_irqsave(&rc->lock, flags);
+	off = rc->off;
+	b0 = rc->b0;
+	rc->off = rate_clock_now(rc) - 10 * NSEC_PER_SEC;
+	rc->b0 = ktime_get_boottime();
+	rc->num = 0;
+	spin_unlock_irqrestore(&rc->lock, flags);
+	KUNIT_ASSERT_EQ(test, clockdev_timer_start(&tick, NSEC_PER_MSEC,
+						   false), 0);
+	msleep(300);
+	/* The driver sets the clock where it would have been. */
+	spin_lock_irqsave(&rc->lock, flags);
+	rc->off = off;
+	rc->b0 = b0;
+	rc->num = 1;
+	spin_unlock_irqrestore(&rc->lock, flags);
+	clockdev_time_change_end(&rc->cd);
+
+	KUNIT_EXPECT_GT(test, wait_event_timeout(rc->wq, READ_ONCE(rel.at),
+						 3 * HZ), 0);
+	late = ktime_to_ns(ktime_sub(READ_ONCE(rel.at), armed)) - (s64)delay;
+	KUNIT_EXPECT_GE_MSG(test, late, 0, "fired %lld ms early",
+			    -late / NSEC_PER_MSEC);
+	KUNIT_EXPECT_LE_MSG(test, late, 100 * NSEC_PER_MSEC,
+			    "fired %lld ms late after a reset of 300 ms",
+			    late / NSEC_PER_MSEC);
+
+	clockdev_timer_cancel(&tick);
+	clockdev_timer_cancel(&rel.t);
+	clockdev_unregister(&rc->cd);
+}
+
 static struct kunit_case clockdev_test_cases[] = {
 	KUNIT_CASE(clockdev_test_register_lookup),
 	KUNIT_CASE(clockdev_test_zombie),
@@ -1015,6 +1096,9 @@ static struct kunit_case clockdev_test_cases[] = {
 			      rate_clock_atomic_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_PARAM_ATTR(clockdev_test_fast_clock,
+			      rate_clock_atomic_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_PARAM_ATTR(clockdev_test_reset_window,
 			      rate_clock_atomic_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	{}

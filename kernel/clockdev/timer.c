@@ -1163,6 +1163,58 @@ void clockdev_time_changed(struct clock_device *cd)
 EXPORT_SYMBOL_GPL(clockdev_time_changed);
 
 /**
+ * clockdev_time_change_begin() - a driver is about to reset its clock
+ * @cd: The clock.
+ *
+ * For a driver that resets its clock's hardware and then sets the clock
+ * again (e1000e and igb set their PHC to the system's time after a reset
+ * of the NIC).  In between, the clock reads neither the old time nor the
+ * new one: under QEMU, seconds behind, standing still for up to half a
+ * second.  Until the matching clockdev_time_change_end(), the core does
+ * not read the clock, and clock_settime() and clock_adjtime() on it wait.
+ * clockdev_time_changed() in between is accounted for by the end.
+ *
+ * Context: process context; sleeps.  Takes the mutex the core holds
+ * around its reads of the clock, so not from the clock's operations, nor
+ * holding a lock that they take.
+ */
+void clockdev_time_change_begin(struct clock_device *cd)
+{
+	clockdev_timers_step_begin(cd);
+}
+EXPORT_SYMBOL_GPL(clockdev_time_change_begin);
+
+/**
+ * clockdev_time_change_end() - a driver has reset its clock
+ * @cd: The clock.
+ *
+ * Ends clockdev_time_change_begin(): the clock was set again.  The core
+ * reads it at once and takes the difference from the time the clock would
+ * have had, had it run on through the reset, for a step: absolute timers
+ * are re-evaluated, relative ones keep their remaining time, and the
+ * reset takes none of it.
+ *
+ * Context: process context, in the task that called
+ * clockdev_time_change_begin().
+ */
+void clockdev_time_change_end(struct clock_device *cd)
+{
+	struct clockdev_timer_base *base = &cd->timers;
+	unsigned long flags;
+
+	spin_lock_irqsave(&base->lock, flags);
+	base->stepping--;
+	base->step_seq++;
+	base->step_gen++;
+	base->stepped = true;
+	if (!base->shutdown)
+		clockdev_timer_kick(base);
+	spin_unlock_irqrestore(&base->lock, flags);
+	mutex_unlock(&base->step_mutex);
+}
+EXPORT_SYMBOL_GPL(clockdev_time_change_end);
+
+/**
  * clockdev_alarm_fired() - a clock's own alarm fired
  * @cd: The clock, whose ops->timer_alarm programmed the alarm.
  *
