@@ -923,7 +923,8 @@ TEST_F(reset, backward)
 	if (due < m1)
 		due = m1;
 	EXPECT_GE(LATE_MAX_NS + stall_max_ns(), f->mono - due)
-		TH_LOG("fired %.1f ms after it was armed (the reset over %.1f ms after), want < %.1f ms (+ %.1f ms of stalls)",
+		/* In ms after the timer was armed. */
+		TH_LOG("fired at %.1f ms, reset over at %.1f, want < %.1f (+ %.1f of stalls)",
 		       (f->mono - armed) / 1e6, (m1 - armed) / 1e6,
 		       (due - armed + LATE_MAX_NS) / 1e6,
 		       stall_max_ns() / 1e6);
