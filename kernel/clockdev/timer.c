@@ -1128,6 +1128,20 @@ void clockdev_timers_prepare(struct clock_device *cd)
 	flush_work(&base->work);
 }
 
+/*
+ * The clock moved by an amount the core does not know: the worker reads it
+ * at once and takes the difference from its prediction for a step.
+ */
+static void clockdev_timers_mark_stepped(struct clockdev_timer_base *base)
+{
+	lockdep_assert_held(&base->lock);
+	base->stepped = true;
+	base->step_seq++;
+	base->step_gen++;
+	if (!base->shutdown)
+		clockdev_timer_kick(base);
+}
+
 /**
  * clockdev_time_changed() - tell the core that a clock was stepped
  * @cd: The clock.
@@ -1149,15 +1163,11 @@ void clockdev_time_changed(struct clock_device *cd)
 	spin_lock_irqsave(&base->lock, flags);
 	/*
 	 * During clock_settime() or clock_adjtime() (the driver's own step
-	 * reporting itself), clockdev_timers_step_end() accounts for it.
+	 * reporting itself), clockdev_timers_step_end() accounts for it;
+	 * between clockdev_time_change_begin() and _end(), the end does.
 	 */
-	if (!base->stepping) {
-		base->stepped = true;
-		base->step_seq++;
-		base->step_gen++;
-		if (!base->shutdown)
-			clockdev_timer_kick(base);
-	}
+	if (!base->stepping)
+		clockdev_timers_mark_stepped(base);
 	spin_unlock_irqrestore(&base->lock, flags);
 }
 EXPORT_SYMBOL_GPL(clockdev_time_changed);
@@ -1204,11 +1214,7 @@ void clockdev_time_change_end(struct clock_device *cd)
 
 	spin_lock_irqsave(&base->lock, flags);
 	base->stepping--;
-	base->step_seq++;
-	base->step_gen++;
-	base->stepped = true;
-	if (!base->shutdown)
-		clockdev_timer_kick(base);
+	clockdev_timers_mark_stepped(base);
 	spin_unlock_irqrestore(&base->lock, flags);
 	mutex_unlock(&base->step_mutex);
 }
@@ -1314,7 +1320,9 @@ static void clockdev_timers_shift_relative(struct clockdev_timer_base *base,
  * clockdev_timers_step_end(), and a stream of steps cannot starve expiry
  * (reads and steps take turns on a mutex).
  *
- * Context: process context, inside the clock's read section; sleeps.
+ * Context: process context; sleeps.  The clock stays registered until the
+ * step is over: the caller is inside the clock's read section, or is the
+ * clock's driver (clockdev_time_change_begin()).
  */
 void clockdev_timers_step_begin(struct clock_device *cd)
 {
