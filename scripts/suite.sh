@@ -33,7 +33,7 @@ suite=${1:?usage: suite.sh check|debug|soak|rt}
 # runs the short forms of the long tests (tests/ptp/lib.sh, SHORT).
 all_cases="rtcclock ptpsim rebind"
 shards=() mainline_shards=() debug_shards=()
-debug_tests='' debug_cases=$all_cases debug_short=''
+debug_tests='' debug_cases=$all_cases debug_short='' debug_timeout=''
 case $suite in
 check)
 	under=(patched debug) tests=("$top"/tests/ptp/t-*.sh) qmp=1 series=1
@@ -80,7 +80,9 @@ debug)
 soak)
 	under=(patched) tests=("$top"/tests/ptp/soak/s-*.sh) qmp=1 series=0
 	export HOTPLUG_CYCLES=${HOTPLUG_CYCLES:-50}
-	timeout=9000 ;;
+	# The debug kernel's soak is hours: the ABI fuzzer's 10,000,000
+	# calls about 4, trinity 1, the races and RTC cycles half of one.
+	timeout=9000 debug_timeout=28800 ;;
 rt)
 	under=(rt) tests=("$top"/tests/ptp/t-*kunit*.sh "$top"/tests/ptp/t-*timers.sh
 			  "$top"/tests/ptp/t-*rtc*.sh) qmp=1 series=0
@@ -165,7 +167,7 @@ if qemu-system-x86_64 -device help 2>/dev/null | grep -q '"igb"'; then qemu_igb=
 
 # main_guest GUEST KIND TEST...: boot KIND and run the guest tests given.
 main_guest() {
-	local guest=$1 k=$2 skip_tags='' subset='' short='' qopts=()
+	local guest=$1 k=$2 skip_tags='' subset='' short='' qopts=() t=$timeout
 	shift 2
 	# t-21-igb.sh and t-22-nic-timers.sh need an igb NIC beside the
 	# e1000e (QEMU 8 or later; without one they say they skip).
@@ -183,8 +185,10 @@ main_guest() {
 	# skips the tests marked timing (fixed latency thresholds) and runs
 	# the selftests on one clock of each kind (tests/ptp/lib.sh,
 	# ksft_subset); its console must stay silent all along.
-	case $k in debug*) skip_tags=timing subset=1 short=$debug_short ;; esac
-	start_guest "$guest" "$k" "$top/qemu/run" --kernel "$k" --timeout "$timeout" \
+	case $k in debug*) skip_tags=timing subset=1 short=$debug_short
+		t=${debug_timeout:-$timeout} ;;
+	esac
+	start_guest "$guest" "$k" "$top/qemu/run" --kernel "$k" --timeout "$t" \
 		"${qopts[@]}" --console-log "$res/$guest.console" --payload "$top/tests/ptp" \
 		-- env SKIP_TAGS="$skip_tags" SUBSET="$subset" SHORT="$short" \
 		EXPECT_RELEASE="$(cat "$BUILD/$k/kernelrelease")" \

@@ -11,8 +11,8 @@
 # fuzzer (t-41) covers fd clockids.  Each run must end by itself after its
 # calls, and the kernel must report nothing.  TRINITY_CALLS=N sets the
 # calls of a run (5000; 2000 where $SUBSET asks for a subset: the debug
-# kernel, 1000 in its $SHORT form, make check; make soak: 150000),
-# TRINITY_SEED=N replays a run's seed.
+# kernel, 1000 in its $SHORT form, make check; make soak: 150000, 60000
+# on the debug kernel), TRINITY_SEED=N replays a run's seed.
 . /payload/lib.sh
 CALLS=${TRINITY_CALLS:-5000}
 [ -z "${SUBSET:-}" ] || CALLS=${TRINITY_CALLS:-2000}
