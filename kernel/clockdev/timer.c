@@ -232,7 +232,9 @@ static u64 clockdev_predict(struct clockdev_timer_base *base, ktime_t boot)
  * Without a measured rate, 1/128 more: a first estimate may be that much
  * too fast (CLOCKDEV_RATE_FIRST_SPAN), and so may the rate from before a
  * change of frequency of up to 7800 ppm, or the rate of boot time that a
- * new clock is taken to run at until it is measured.  Holds base->lock.
+ * new clock is taken to run at until it is measured.  Those are spans of
+ * boot time: on a clock faster than boot time they are worth more of its
+ * own.  Holds base->lock.
  */
 static u64 clockdev_reached(struct clockdev_timer_base *base, ktime_t boot)
 {
@@ -241,6 +243,8 @@ static u64 clockdev_reached(struct clockdev_timer_base *base, ktime_t boot)
 
 	if (age > 0)
 		lead += age / 512 + (base->rate_stale ? age / 128 : 0);
+	if (base->rate > CLOCKDEV_RATE_ONE)
+		lead = mul_u64_u64_shr(lead, base->rate, 32);
 	return pred > base->ref_dev + lead ? pred - lead : base->ref_dev;
 }
 
