@@ -69,9 +69,11 @@ phc2sys_phc() {
 	clockdev --json "$pb" timer 0.25 0.25 40 > "$tmp/loop" 2>&1
 	loop_rc=$?
 	wait $p2s
-	if [ $loop_rc = 0 ] && jq -se '(map(select(.summary | not)) | length == 40 and
-			all(.late_ns >= 0)) and (.[-1].summary and .[-1].early == 0)' \
-			"$tmp/loop" > /dev/null; then
+	# A read held off past the next period (a loaded host) reads two
+	# expiries at once (its overrun): 40 expiries, not 40 reads.
+	if [ $loop_rc = 0 ] && jq -se '(map(select(.summary | not)) |
+			all(.late_ns >= 0)) and (.[-1].summary and .[-1].early == 0 and
+			.[-1].expiries >= 40)' "$tmp/loop" > /dev/null; then
 		echo "ok - linuxptp: a timerfd loop on the PHC phc2sys steers: 40 expiries, none early ($(jq -r 'select(.summary) | "late p50 \(.late_p50_ns) ns, max \(.late_max_ns) ns"' "$tmp/loop"))"
 	else
 		echo "not ok - linuxptp: a timerfd loop on the PHC phc2sys steers: 40 expiries, none early"
