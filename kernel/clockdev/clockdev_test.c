@@ -486,6 +486,7 @@ struct rate_clock {
 	ktime_t b0;
 	unsigned int read_ms;
 	unsigned int latch_ms;
+	unsigned int set_ms;
 	atomic_t reads;
 	atomic_t sampled;
 	atomic_t fired;
@@ -537,9 +538,53 @@ static void rate_clock_jump(struct rate_clock *rc, s64 step)
 	spin_unlock_irqrestore(&rc->lock, flags);
 }
 
+/*
+ * From boot time now on, @num/@den times as fast as boot time, from where
+ * the clock is (@set false) or from @off ns (@set true).  Caller holds
+ * rc->lock.
+ */
+static void rate_clock_rebase(struct rate_clock *rc, bool set, u64 off,
+			      u64 num, u64 den)
+{
+	ktime_t now = ktime_get_boottime();
+	u64 span = ktime_to_ns(ktime_sub(now, rc->b0));
+
+	rc->off = set ? off : rc->off + div64_u64(span * rc->num, rc->den);
+	rc->b0 = now;
+	rc->num = num;
+	rc->den = den;
+}
+
+/* Changes the clock's rate to @num/@den, behind the core's back. */
+static void rate_clock_set_rate(struct rate_clock *rc, u64 num, u64 den)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rc->lock, flags);
+	rate_clock_rebase(rc, false, 0, num, den);
+	spin_unlock_irqrestore(&rc->lock, flags);
+}
+
+/* A clock set over a slow bus: set_ms late in the call. */
+static int rate_clock_settime(struct clock_device *cd,
+			      const struct timespec64 *ts)
+{
+	struct rate_clock *rc = to_rate_clock(cd);
+	unsigned int ms = READ_ONCE(rc->set_ms);
+	unsigned long flags;
+
+	if (ms)
+		msleep(ms);
+	spin_lock_irqsave(&rc->lock, flags);
+	rate_clock_rebase(rc, true, timespec64_to_ns(ts), rc->num, rc->den);
+	spin_unlock_irqrestore(&rc->lock, flags);
+	return 0;
+}
+
 static const struct clock_device_operations rate_clock_ops = {
 	.owner		= THIS_MODULE,
 	.clock_gettime	= rate_clock_gettime,
+	.clock_settime	= rate_clock_settime,
 };
 
 static void rate_clock_free(struct clock_device *cd)
@@ -829,6 +874,109 @@ static void clockdev_test_imprecise_rate(struct kunit *test)
 }
 
 /*
+ * Arms a relative timer of @delay on @rc, a clock whose reads sleep, 80 ms
+ * after a read: the core starts it from its prediction, plus a margin for
+ * a rate error since the read.  Returns the clock's time just before, or
+ * U64_MAX when the timer was not started so (armed 100 ms or more after
+ * the read on a loaded host, five times).
+ */
+static u64 arm_on_prediction(struct kunit *test, struct rate_clock *rc,
+			     struct clockdev_timer *t, u64 delay)
+{
+	u64 before;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 1), 0);
+		msleep(80);
+		before = rate_clock_now(rc);
+		KUNIT_ASSERT_EQ(test, clockdev_timer_start(t, delay, false), 0);
+		if (t->state == CLOCKDEV_TIMER_QUEUED)
+			return before;
+		clockdev_timer_cancel(t);
+	}
+	return U64_MAX;
+}
+
+/*
+ * The margin of a relative timer started from the prediction covers a
+ * rate error of 2000 ppm since the read (here the clock runs 1500 ppm
+ * faster than the rate the core measured): never early.  Also on a clock
+ * 2.5 times as fast as boot time, where 80 ms of boot time are 200 ms of
+ * the clock's.
+ */
+static void anchor_rate_error(struct kunit *test, u64 num, u64 den)
+{
+	const u64 t0 = 1000 * NSEC_PER_SEC, delay = 50 * NSEC_PER_MSEC;
+	struct clockdev_timer t;
+	struct rate_clock *rc;
+	u64 before;
+
+	rc = rate_clock_create(test, t0, num, den);
+	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 300), 0);
+	rate_clock_set_rate(rc, num * 2003, den * 2000);
+	clockdev_timer_init(&t, &rc->cd, rate_timer_fn);
+	before = arm_on_prediction(test, rc, &t, delay);
+	if (before == U64_MAX) {
+		clockdev_unregister(&rc->cd);
+		kunit_skip(test, "no timer armed within 100 ms of a read in five tries");
+	}
+	KUNIT_EXPECT_GE_MSG(test, t.node.expires, before + delay,
+			    "rate %llu/%llu: a relative timer %lld us early",
+			    num, den, (s64)(before + delay - t.node.expires) / 1000);
+	clockdev_timer_cancel(&t);
+	clockdev_unregister(&rc->cd);
+}
+
+static void clockdev_test_anchor_rate_error(struct kunit *test)
+{
+	anchor_rate_error(test, 1, 1);
+	anchor_rate_error(test, 5, 2);
+}
+
+/*
+ * A clock_settime() that takes 8 ms (a PHC behind a slow bus) sets the
+ * clock somewhere in that time; the core takes its start.  A rate measured
+ * from there as from a fast read would be 4 % slow 200 ms later, and a
+ * relative timer started from the prediction early by 4 % of the time
+ * since the last read.  Never early.
+ */
+static void clockdev_test_slow_set(struct kunit *test)
+{
+	const u64 t0 = 1000 * NSEC_PER_SEC, delay = 50 * NSEC_PER_MSEC;
+	struct timespec64 ts = { .tv_sec = 2000 };
+	struct clockdev_timer t;
+	struct rate_clock *rc;
+	ktime_t before;
+	u64 now;
+	int err;
+
+	rc = rate_clock_create(test, t0, 1, 1);
+	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 300), 0);
+	/* As clock_settime() does (kernel/clockdev/posix.c). */
+	WRITE_ONCE(rc->set_ms, 8);
+	before = ktime_get_boottime();
+	clockdev_timers_step_begin(&rc->cd);
+	err = rc->cd.ops->clock_settime(&rc->cd, &ts);
+	clockdev_timers_step_end(&rc->cd, !err, true, timespec64_to_ns(&ts),
+				 before, U64_MAX);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	/* Reads for 300 ms: a rate measured over 200 ms and more. */
+	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 300), 0);
+	clockdev_timer_init(&t, &rc->cd, rate_timer_fn);
+	now = arm_on_prediction(test, rc, &t, delay);
+	if (now == U64_MAX) {
+		clockdev_unregister(&rc->cd);
+		kunit_skip(test, "no timer armed within 100 ms of a read in five tries");
+	}
+	KUNIT_EXPECT_GE_MSG(test, t.node.expires, now + delay,
+			    "a relative timer %lld us early",
+			    (s64)(now + delay - t.node.expires) / 1000);
+	clockdev_timer_cancel(&t);
+	clockdev_unregister(&rc->cd);
+}
+
+/*
  * A relative timer armed while a read is under way, after the read
  * sampled the clock (a clock latched, then read over a slow bus): that
  * read predates the timer and must not anchor it, or the timer expires
@@ -1100,6 +1248,8 @@ static struct kunit_case clockdev_test_cases[] = {
 			      rate_clock_atomic_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_SLOW(clockdev_test_imprecise_rate),
+	KUNIT_CASE_SLOW(clockdev_test_anchor_rate_error),
+	KUNIT_CASE_SLOW(clockdev_test_slow_set),
 	KUNIT_CASE_SLOW(clockdev_test_arm_during_read),
 	KUNIT_CASE_PARAM_ATTR(clockdev_test_relative_anchor,
 			      rate_clock_atomic_gen_params,

@@ -86,6 +86,7 @@
  * them.  Callbacks run from the worker or from the hrtimer, with
  * expiry_lock held: they must not sleep.  They may re-queue their timer.
  */
+#include <kunit/visibility.h>
 #include <linux/bits.h>
 #include <linux/clockdev.h>
 #include <linux/math64.h>
@@ -226,6 +227,18 @@ static u64 clockdev_predict(struct clockdev_timer_base *base, ktime_t boot)
 }
 
 /*
+ * A span of boot time @ns in the clock's own time, where the clock runs
+ * faster than boot time: a margin taken in boot time is worth as much
+ * more of it.  Holds base->lock.
+ */
+static u64 clockdev_margin(struct clockdev_timer_base *base, u64 ns)
+{
+	if (base->rate <= CLOCKDEV_RATE_ONE)
+		return ns;
+	return mul_u64_u64_shr(ns, base->rate, 32);
+}
+
+/*
  * Device time the clock has surely reached at boot time @boot: the
  * prediction, less what it may run ahead by (the time the last read took,
  * and a rate error up to 2000 ppm since), never below the last read.
@@ -243,8 +256,7 @@ static u64 clockdev_reached(struct clockdev_timer_base *base, ktime_t boot)
 
 	if (age > 0)
 		lead += age / 512 + (base->rate_stale ? age / 128 : 0);
-	if (base->rate > CLOCKDEV_RATE_ONE)
-		lead = mul_u64_u64_shr(lead, base->rate, 32);
+	lead = clockdev_margin(base, lead);
 	return pred > base->ref_dev + lead ? pred - lead : base->ref_dev;
 }
 
@@ -864,8 +876,12 @@ int clockdev_timer_start(struct clockdev_timer *t, u64 expires, bool absolute)
 		   base->ref_valid && !base->stalled && !base->stepped &&
 		   !base->stepping && !base->rate_stale &&
 		   ktime_sub(now, base->ref_boot) < CLOCKDEV_ANCHOR_MAX_AGE) {
-		/* Margin: a rate error up to 2000 ppm since the read. */
-		u64 margin = ktime_to_ns(ktime_sub(now, base->ref_boot)) / 512;
+		u64 age = ktime_to_ns(ktime_sub(now, base->ref_boot));
+		/*
+		 * Margin: a rate error up to 2000 ppm since the read, in the
+		 * clock's time.
+		 */
+		u64 margin = clockdev_margin(base, age / 512);
 
 		t->node.expires = clockdev_add_sat(clockdev_predict(base, now),
 						   clockdev_add_sat(expires, margin));
@@ -1339,6 +1355,7 @@ void clockdev_timers_step_begin(struct clock_device *cd)
 	base->step_seq++;
 	spin_unlock_irqrestore(&base->lock, flags);
 }
+EXPORT_SYMBOL_IF_KUNIT(clockdev_timers_step_begin);
 
 /**
  * clockdev_timers_rate_changed() - a clock's frequency was changed
@@ -1404,8 +1421,14 @@ void clockdev_timers_step_end(struct clock_device *cd, bool stepped, bool set,
 		} else {
 			base->ref_dev += value;
 		}
+		/*
+		 * The rate is measured from the step on, no more precisely
+		 * than the step is known: a set that took long (a clock
+		 * behind a slow bus) set it anywhere in that time.
+		 */
 		base->rate_dev = base->ref_dev;
 		base->rate_boot = base->ref_boot;
+		base->rate_lead = base->ref_lead;
 	} else if (set) {
 		/* No read yet: the time set is the first reference. */
 		base->ref_dev = value;
@@ -1414,6 +1437,7 @@ void clockdev_timers_step_end(struct clock_device *cd, bool stepped, bool set,
 						       before));
 		base->rate_dev = value;
 		base->rate_boot = before;
+		base->rate_lead = base->ref_lead;
 		base->ref_valid = true;
 	} else {
 		base->stepped = true;
@@ -1427,6 +1451,7 @@ void clockdev_timers_step_end(struct clock_device *cd, bool stepped, bool set,
 	spin_unlock_irqrestore(&base->lock, flags);
 	mutex_unlock(&base->step_mutex);
 }
+EXPORT_SYMBOL_IF_KUNIT(clockdev_timers_step_end);
 
 void clockdev_timers_init(struct clock_device *cd)
 {
