@@ -935,6 +935,27 @@ static void clockdev_test_anchor_rate_error(struct kunit *test)
 }
 
 /*
+ * Sets @rc to @sec as clock_settime() does (kernel/clockdev/posix.c), in
+ * a call that takes 8 ms and sets the clock at its end.
+ */
+static void rate_clock_slow_set(struct kunit *test, struct rate_clock *rc,
+				time64_t sec)
+{
+	struct timespec64 ts = { .tv_sec = sec };
+	ktime_t before;
+	int err;
+
+	WRITE_ONCE(rc->set_ms, 8);
+	before = ktime_get_boottime();
+	clockdev_timers_step_begin(&rc->cd);
+	err = rc->cd.ops->clock_settime(&rc->cd, &ts);
+	clockdev_timers_step_end(&rc->cd, !err, true, timespec64_to_ns(&ts),
+				 before, U64_MAX);
+	WRITE_ONCE(rc->set_ms, 0);
+	KUNIT_ASSERT_EQ(test, err, 0);
+}
+
+/*
  * A clock_settime() that takes 8 ms (a PHC behind a slow bus) sets the
  * clock somewhere in that time; the core takes its start.  A rate measured
  * from there as from a fast read would be 4 % slow 200 ms later, and a
@@ -944,23 +965,13 @@ static void clockdev_test_anchor_rate_error(struct kunit *test)
 static void clockdev_test_slow_set(struct kunit *test)
 {
 	const u64 t0 = 1000 * NSEC_PER_SEC, delay = 50 * NSEC_PER_MSEC;
-	struct timespec64 ts = { .tv_sec = 2000 };
 	struct clockdev_timer t;
 	struct rate_clock *rc;
-	ktime_t before;
 	u64 now;
-	int err;
 
 	rc = rate_clock_create(test, t0, 1, 1);
 	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 300), 0);
-	/* As clock_settime() does (kernel/clockdev/posix.c). */
-	WRITE_ONCE(rc->set_ms, 8);
-	before = ktime_get_boottime();
-	clockdev_timers_step_begin(&rc->cd);
-	err = rc->cd.ops->clock_settime(&rc->cd, &ts);
-	clockdev_timers_step_end(&rc->cd, !err, true, timespec64_to_ns(&ts),
-				 before, U64_MAX);
-	KUNIT_ASSERT_EQ(test, err, 0);
+	rate_clock_slow_set(test, rc, 2000);
 	/* Reads for 300 ms: a rate measured over 200 ms and more. */
 	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 300), 0);
 	clockdev_timer_init(&t, &rc->cd, rate_timer_fn);
@@ -973,6 +984,36 @@ static void clockdev_test_slow_set(struct kunit *test)
 			    "a relative timer %lld us early",
 			    (s64)(now + delay - t.node.expires) / 1000);
 	clockdev_timer_cancel(&t);
+	clockdev_unregister(&rc->cd);
+}
+
+/*
+ * The same on a new clock, whose read after the set takes 50 ms: the
+ * first estimate of its rate (over 40 ms or more, within 1/128), from the
+ * fast read after that, must not start from the set either, or it is 13 %
+ * slow, and so are the predictions (the time left on a timer) until the
+ * next estimate.
+ */
+static void clockdev_test_slow_first_set(struct kunit *test)
+{
+	struct rate_clock *rc;
+	s64 off, dist;
+	int sampled;
+
+	rc = rate_clock_create(test, 1000 * NSEC_PER_SEC, 1, 1);
+	WRITE_ONCE(rc->read_ms, 50);
+	sampled = atomic_read(&rc->sampled);
+	rate_clock_slow_set(test, rc, 2000);
+	/* The core reads a clock that was set at once. */
+	KUNIT_ASSERT_GT(test, wait_event_timeout(rc->wq,
+						 atomic_read(&rc->sampled) != sampled,
+						 2 * HZ), 0);
+	WRITE_ONCE(rc->read_ms, 0);
+	KUNIT_EXPECT_EQ(test, rate_clock_tick(rc, 2), 0);
+	off = (s64)READ_ONCE(rc->cd.timers.rate) - (s64)BIT_ULL(32);
+	dist = abs(off);
+	KUNIT_EXPECT_LE_MSG(test, dist, (s64)BIT_ULL(32) / 128,
+			    "a rate %lld/1024 off one", div_s64(off, 1 << 22));
 	clockdev_unregister(&rc->cd);
 }
 
@@ -1250,6 +1291,7 @@ static struct kunit_case clockdev_test_cases[] = {
 	KUNIT_CASE_SLOW(clockdev_test_imprecise_rate),
 	KUNIT_CASE_SLOW(clockdev_test_anchor_rate_error),
 	KUNIT_CASE_SLOW(clockdev_test_slow_set),
+	KUNIT_CASE_SLOW(clockdev_test_slow_first_set),
 	KUNIT_CASE_SLOW(clockdev_test_arm_during_read),
 	KUNIT_CASE_PARAM_ATTR(clockdev_test_relative_anchor,
 			      rate_clock_atomic_gen_params,

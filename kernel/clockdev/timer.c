@@ -126,11 +126,11 @@
 #define CLOCKDEV_RATE_RESTART_LEAD	\
 	(CLOCKDEV_RATE_MIN_SPAN / CLOCKDEV_RATE_PRECISION / 2)
 /*
- * Until then, a first estimate over at least this much, from a read that
- * took under 1/128 of it, serves the predictions (not the anchoring of
- * relative timers); and the clock is read at least this often.  A clock
- * that is set again and again (as every test that uses a clock does) may
- * never run CLOCKDEV_RATE_MIN_SPAN without a step.
+ * Until then, a first estimate over at least this much, from two reads
+ * whose windows add up to under 1/128 of it, serves the predictions (not
+ * the anchoring of relative timers); and the clock is read at least this
+ * often.  A clock that is set again and again (as every test that uses a
+ * clock does) may never run CLOCKDEV_RATE_MIN_SPAN without a step.
  */
 #define CLOCKDEV_RATE_FIRST_SPAN	(40 * NSEC_PER_MSEC)
 #define CLOCKDEV_RATE_ONE		BIT_ULL(32)
@@ -476,7 +476,8 @@ static bool clockdev_timer_update_ref(struct clockdev_timer_base *base,
 			base->rate_boot = boot;
 			base->rate_lead = lead;
 		} else if (!base->stalled && base->rate_stale &&
-			   span >= CLOCKDEV_RATE_FIRST_SPAN && lead <= (u64)span / 128) {
+			   span >= CLOCKDEV_RATE_FIRST_SPAN &&
+			   base->rate_lead + lead <= (u64)span / 128) {
 			base->rate = clockdev_rate(dev_now - base->rate_dev,
 						   span);
 		}
